@@ -1,0 +1,37 @@
+"""Settings from the environment (and an optional .env file)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every setting the product reads; each is documented in the README."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+
+    intake_data_dir: Path = Field(Path("./data"), description="SQLite files and the index")
+    telegram_bot_token: str | None = None
+    telegram_api_url: str | None = Field(None, description="custom Bot API base_url, e.g. http://localhost:8081/bot")
+    admin_ids: str = Field("", description="comma-separated Telegram user ids of staff")
+    intake_default_lang: Literal["ko", "en"] = "ko"
+    intake_log_level: str = "INFO"
+    intake_durability: Literal["sync", "async", "exit"] = "exit"
+
+    @cached_property
+    def admins(self) -> frozenset[int]:
+        """ADMIN_IDS as a set of ints (blank entries ignored)."""
+        return frozenset(int(x) for x in self.admin_ids.replace(" ", "").split(",") if x)
+
+    @property
+    def telegram_file_url(self) -> str | None:
+        """The file download base URL that goes with TELEGRAM_API_URL."""
+        if not self.telegram_api_url:
+            return None
+        base = self.telegram_api_url.rstrip("/")
+        return base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file/bot"

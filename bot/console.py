@@ -1,0 +1,90 @@
+"""Console channel: the same engine and database as Telegram, for the offline demo and scripts."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any, TextIO
+
+from bot.engine import Engine, Inbound, Reply
+
+CONSOLE_USER_ID = 0
+
+
+def parse_line(line: str, chat_id: int) -> Inbound:
+    """A console line: plain text, or a JSON object {"text"}, {"choice"} or {"command"}."""
+    stripped = line.strip()
+    obj: Any = None
+    if stripped.startswith("{"):
+        try:
+            obj = json.loads(stripped)
+        except json.JSONDecodeError:
+            obj = None
+    if isinstance(obj, dict):
+        if "choice" in obj:
+            return Inbound(chat_id=chat_id, kind="choice", data=str(obj["choice"]), user_id=CONSOLE_USER_ID)
+        if "command" in obj:
+            return parse_command(str(obj["command"]), chat_id)
+        if "text" in obj:
+            return Inbound(chat_id=chat_id, kind="text", text=str(obj["text"]), user_id=CONSOLE_USER_ID)
+    if stripped.startswith("/") and len(stripped) > 1:
+        return parse_command(stripped, chat_id)
+    return Inbound(chat_id=chat_id, kind="text", text=line.rstrip("\n"), user_id=CONSOLE_USER_ID)
+
+
+def parse_command(text: str, chat_id: int) -> Inbound:
+    """'/export json all' -> command 'export' with args."""
+    name, *args = text.strip().lstrip("/").split()
+    return Inbound(chat_id=chat_id, kind="command", command=name.split("@")[0], args=tuple(args), user_id=CONSOLE_USER_ID)
+
+
+def reply_json(reply: Reply) -> str:
+    """One output line of --jsonl mode."""
+    messages = [
+        {"text": m["text"], "choices": [{"label": c["label"], "data": c["data"]} for c in m.get("choices", [])]}
+        for m in reply.messages
+    ]
+    return json.dumps(
+        {"messages": messages, "field": reply.field, "progress": reply.progress, "state": reply.state},
+        ensure_ascii=False,
+    )
+
+
+def print_human(reply: Reply, out: TextIO) -> list[dict[str, str]]:
+    """Print replies with numbered choices; return the choices of the last message."""
+    choices: list[dict[str, str]] = []
+    for m in reply.messages:
+        out.write(f"\n🤖 {m['text']}\n")
+        choices = m.get("choices", [])
+        for number, choice in enumerate(choices, start=1):
+            out.write(f"   {number}) {choice['label']}\n")
+    out.flush()
+    return choices
+
+
+async def run_console(engine: Engine, *, chat_id: int, jsonl: bool, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> None:
+    """Read lines until EOF; the conversation stays resumable."""
+    loop = asyncio.get_running_loop()
+    choices: list[dict[str, str]] = []
+    if not jsonl:
+        stdout.write("intake-bot console — type your answer, a number to pick a choice, /help, Ctrl-D to quit\n")
+        choices = print_human(await engine.handle(parse_command("/start", chat_id)), stdout)
+    while True:
+        if not jsonl:
+            stdout.write("\n> ")
+            stdout.flush()
+        line = await loop.run_in_executor(None, stdin.readline)
+        if not line:
+            break
+        if jsonl:
+            reply = await engine.handle(parse_line(line, chat_id))
+            stdout.write(reply_json(reply) + "\n")
+            stdout.flush()
+            continue
+        text = line.strip()
+        if text.isdigit() and choices and 1 <= int(text) <= len(choices):
+            inbound = Inbound(chat_id=chat_id, kind="choice", data=choices[int(text) - 1]["data"], user_id=CONSOLE_USER_ID)
+        else:
+            inbound = parse_line(line, chat_id)
+        choices = print_human(await engine.handle(inbound), stdout)

@@ -1,0 +1,420 @@
+"""The engine: one entry point shared by every channel (Telegram, console).
+
+Per-chat serialisation, replay guard, bad-input pre-checks, commands, the graph turn, and the
+records written after it. Nothing here knows Telegram.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Command
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot import export
+from bot.config import Settings
+from db import repo
+from db.engine import create_records_engine, open_checkpoint_connection
+from graphs.common.brain import Brain
+from graphs.common.context import Context
+from graphs.common.rules_brain import RulesBrain
+from graphs.common.text import detect_lang, is_meaningless
+from graphs.registry import GRAPHS, GraphSpec
+from knowledge.loader import Knowledge, default_knowledge
+
+log = logging.getLogger(__name__)
+
+MAX_INPUT_CHARS = 4000  # longer messages are cut, and the person is told
+RECORD_RETRIES = (0.05, 0.2, 0.5)  # back-off between attempts to write the records
+EXPORT_FORMATS = ("json", "csv", "md")
+
+InboundKind = Literal["text", "choice", "command", "file", "unsupported", "start"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Inbound:
+    """What a person sent, in channel-neutral form."""
+
+    chat_id: int
+    kind: InboundKind
+    text: str = ""
+    data: str = ""  # button data
+    command: str = ""  # command name without the slash
+    args: tuple[str, ...] = ()
+    file: dict[str, Any] | None = None
+    user_id: int | None = None
+    input_id: str | None = None  # e.g. the Telegram update id; a replay is recognised by it
+    language_code: str | None = None
+    at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+@dataclass
+class Document:
+    """A file to send back (an export)."""
+
+    filename: str
+    content: bytes
+    caption: str = ""
+
+
+@dataclass
+class Reply:
+    """What the channel renders: messages with buttons, and where the intake stands."""
+
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    field: str | None = None
+    progress: int = 0
+    state: str | None = None
+    documents: list[Document] = field(default_factory=list)
+    lang: str = "ko"
+
+    def add(self, text: str, choices: list[dict[str, str]] | None = None) -> None:
+        """Append a message."""
+        self.messages.append({"text": text, "choices": choices or []})
+
+
+class Engine:
+    """Runs intakes for every chat on one checkpointer and one records database."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        knowledge: Knowledge,
+        brain: Brain,
+        records: AsyncEngine,
+        checkpointer: AsyncSqliteSaver,
+        domain: str = "legal",
+    ) -> None:
+        self.settings = settings
+        self.knowledge = knowledge
+        self.brain = brain
+        self.records = records
+        self.checkpointer = checkpointer
+        self.spec: GraphSpec = GRAPHS[domain]
+        self.graph = self.spec.build().compile(checkpointer=checkpointer)
+        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    @classmethod
+    async def open(
+        cls, settings: Settings, *, knowledge: Knowledge | None = None, brain: Brain | None = None
+    ) -> Engine:
+        """Open the databases under INTAKE_DATA_DIR; one checkpointer for the process."""
+        knowledge = knowledge or default_knowledge()
+        records = await create_records_engine(settings.intake_data_dir)
+        conn = await open_checkpoint_connection(settings.intake_data_dir)
+        saver = AsyncSqliteSaver(conn)
+        await saver.setup()
+        return cls(
+            settings=settings,
+            knowledge=knowledge,
+            brain=brain or RulesBrain(knowledge),
+            records=records,
+            checkpointer=saver,
+        )
+
+    async def close(self) -> None:
+        """Close both databases."""
+        await self.checkpointer.conn.close()
+        await self.records.dispose()
+
+    # --- entry point -------------------------------------------------------------------------
+
+    async def handle(self, inbound: Inbound) -> Reply:
+        """Handle one inbound message of a chat; messages of one chat run one at a time."""
+        async with self._locks[inbound.chat_id]:
+            lang = await self._lang(inbound)
+            reply = Reply(lang=lang)
+            if inbound.kind == "command":
+                await self._command(inbound, reply)
+            elif inbound.kind == "choice" and inbound.data.startswith(("cmd:", "lang:")):
+                await self._control_button(inbound, reply)
+            else:
+                await self._turn(inbound, reply)
+            log.info(
+                "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
+                inbound.chat_id, inbound.kind, reply.state, reply.field, reply.progress, len(reply.messages),
+            )
+            return reply
+
+    # --- a turn of the intake -----------------------------------------------------------------
+
+    async def _turn(self, inbound: Inbound, reply: Reply) -> None:
+        """Feed one message to the chat's open intake (starting one if there is none)."""
+        kn, lang = self.knowledge, reply.lang
+        session = await repo.open_session(engine=self.records, chat_id=inbound.chat_id)
+        if session is None:
+            latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
+            if latest is not None and latest.status == "completed":
+                reply.add(kn.message("session_completed", lang))
+                reply.state = "COMPLETED"
+                return
+            session = await repo.create_session(
+                engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id, domain=self.spec.name
+            )
+            log.info("chat=%s session=%s started", inbound.chat_id, session.id)
+        config = {"configurable": {"thread_id": session.id}}
+        snapshot = await self.graph.aget_state(config)
+        node, asked = self._waiting(snapshot)
+        if snapshot.values and inbound.input_id and snapshot.values.get("last_input_id") == inbound.input_id:
+            # A replay of an input the graph already consumed (a crash came before it was
+            # marked processed): answer with where the intake stands, do not feed it again.
+            self._prompt(snapshot.values, node, reply)
+            return
+        user_input = self._precheck(inbound, reply, node, asked)
+        if user_input is None:
+            self._prompt(snapshot.values or {}, node or "INIT", reply)
+            return
+        context = Context(knowledge=kn, brain=self.brain, lang=lang, now=inbound.at)
+        payload: Any
+        if snapshot.next:
+            payload = Command(resume=user_input)
+        else:
+            first = None if user_input["kind"] == "start" else user_input
+            payload = {"answer": first, "last_input_id": user_input.get("id")}
+        result = await self.graph.ainvoke(
+            payload, config, context=context, durability=self.settings.intake_durability
+        )
+        interrupts = result.get("__interrupt__") or []
+        if interrupts:
+            waiting = interrupts[0].value
+            reply.messages += waiting["messages"]
+            reply.field, reply.progress, reply.state = waiting["field"], waiting["progress"], waiting["state"]
+        else:
+            reply.messages += result.get("outbox", [])
+            reply.state, reply.field = "COMPLETED", None
+            reply.progress = round(100 * self.spec.snapshot(kn, result, "COMPLETED")["completion_rate"])
+        values = {k: v for k, v in result.items() if k != "__interrupt__"}
+        await self._write_records(session.id, values, reply.state, asked, inbound, reply)
+
+    def _precheck(self, inbound: Inbound, reply: Reply, node: str | None, asked: str | None) -> dict[str, Any] | None:
+        """Turn a message into graph input, or answer bad input here and return None."""
+        kn, lang = self.knowledge, reply.lang
+        base = {"id": inbound.input_id} if inbound.input_id else {}
+        if inbound.kind == "start":
+            return {**base, "kind": "start"}
+        if inbound.kind == "unsupported":
+            reply.add(kn.message("not_text", lang))
+            return None
+        if inbound.kind == "file":
+            return {**base, "kind": "file", "file": inbound.file or {}}
+        if inbound.kind == "choice":
+            if node in ("FACT_COLLECTION", "RE_QUESTION") and not inbound.data.startswith(f"a:{asked}:"):
+                reply.add(kn.message("already_answered" if inbound.data.startswith("a:") else "stale_button", lang))
+                return None
+            if node != "CONFIRM_CASE_TYPE" and not inbound.data.startswith("a:"):
+                reply.add(kn.message("stale_button", lang))
+                return None
+            return {**base, "kind": "choice", "data": inbound.data}
+        text = inbound.text.strip()
+        if not text:
+            reply.add(kn.message("empty", lang))
+            return None
+        if len(text) > MAX_INPUT_CHARS:
+            text = text[:MAX_INPUT_CHARS]
+            reply.add(kn.message("too_long", lang, limit=MAX_INPUT_CHARS))
+        written = detect_lang(text)
+        if written and written != lang and not is_meaningless(text) and len(text) > 3:
+            reply.add(kn.message("other_language_hint", lang))
+        return {**base, "kind": "text", "text": text}
+
+    async def _write_records(
+        self, session_id: str, values: dict[str, Any], node: str, asked: str | None, inbound: Inbound, reply: Reply
+    ) -> None:
+        """Write the records from the graph state; retried, and on failure logged (the checkpoint holds it)."""
+        snapshot = self.spec.snapshot(self.knowledge, values, node)
+        bot_text = "\n\n".join(m["text"] for m in reply.messages)
+        user_text = inbound.text if inbound.kind == "text" else inbound.data or (inbound.file or {}).get("kind", "")
+        for attempt, pause in enumerate((*RECORD_RETRIES, None), start=1):
+            try:
+                await repo.sync_case(engine=self.records, session_id=session_id, snapshot=snapshot)
+                await repo.add_turn(
+                    engine=self.records, session_id=session_id, field=asked, user_text=user_text[:MAX_INPUT_CHARS], bot_text=bot_text
+                )
+                return
+            except Exception as exc:  # noqa: BLE001 - any storage failure is retried, then logged
+                if pause is None:
+                    log.error("session=%s records not written after %d attempts: %s", session_id, attempt, type(exc).__name__)
+                    return
+                log.warning("session=%s records write failed (%s), retrying", session_id, type(exc).__name__)
+                await asyncio.sleep(pause)
+
+    # --- helpers ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _waiting(snapshot: Any) -> tuple[str | None, str | None]:
+        """(node, field) the intake waits on, from its checkpoint."""
+        for task in snapshot.tasks:
+            for intr in task.interrupts:
+                return intr.value.get("state"), intr.value.get("field")
+        if snapshot.values and not snapshot.next:
+            return "COMPLETED", None
+        return None, None
+
+    def _prompt(self, values: dict[str, Any], node: str | None, reply: Reply) -> None:
+        """Repeat the current question in the chat's language."""
+        if node is None:
+            return
+        message = self.spec.current_prompt(self.knowledge, values, node, reply.lang)
+        if message:
+            reply.messages.append(message)
+        reply.state, reply.field = node, values.get("asking") if node in ("FACT_COLLECTION", "RE_QUESTION") else None
+        snap = self.spec.snapshot(self.knowledge, values, node)
+        reply.progress = round(100 * snap["completion_rate"])
+
+    async def _lang(self, inbound: Inbound) -> str:
+        """The chat's language: chosen, else detected from the first text, else Telegram's, else default."""
+        chosen = await repo.get_lang(engine=self.records, chat_id=inbound.chat_id)
+        if chosen:
+            return chosen
+        lang = detect_lang(inbound.text) if inbound.kind == "text" else None
+        if lang is None and inbound.language_code:
+            lang = "en" if inbound.language_code.lower().startswith("en") else "ko"
+        lang = lang or self.settings.intake_default_lang
+        await repo.set_lang(engine=self.records, chat_id=inbound.chat_id, lang=lang)
+        return lang
+
+    async def _current(self, chat_id: int) -> tuple[Any, dict[str, Any], str | None]:
+        """(open session, its state values, waiting node)."""
+        session = await repo.open_session(engine=self.records, chat_id=chat_id)
+        if session is None:
+            return None, {}, None
+        snapshot = await self.graph.aget_state({"configurable": {"thread_id": session.id}})
+        node, _ = self._waiting(snapshot)
+        return session, snapshot.values or {}, node
+
+    async def _start_new(self, inbound: Inbound, reply: Reply) -> None:
+        """Close any open intake and start a fresh one with the greeting."""
+        session, _, _ = await self._current(inbound.chat_id)
+        if session is not None:
+            await repo.close_session(engine=self.records, session_id=session.id, status="cancelled")
+        await repo.create_session(
+            engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id, domain=self.spec.name
+        )
+        await self._turn(Inbound(chat_id=inbound.chat_id, kind="start", user_id=inbound.user_id, at=inbound.at), reply)
+
+    # --- commands -----------------------------------------------------------------------------
+
+    async def _command(self, inbound: Inbound, reply: Reply) -> None:
+        """Commands work at any point and never lose what was collected."""
+        kn, lang, chat_id = self.knowledge, reply.lang, inbound.chat_id
+        name = inbound.command.lower()
+        if name in ("export", "sessions"):
+            await self._admin(inbound, reply)
+            return
+        session, values, node = await self._current(chat_id)
+        if name == "start":
+            if session is not None and values:
+                snap = self.spec.snapshot(kn, values, node or "INIT")
+                reply.add(
+                    kn.message("resume_offer", lang, percent=round(100 * snap["completion_rate"])),
+                    [
+                        {"label": kn.message("btn_continue", lang), "data": "cmd:continue"},
+                        {"label": kn.message("btn_restart", lang), "data": "cmd:restart"},
+                    ],
+                )
+                reply.state = node
+            else:
+                await self._start_new(inbound, reply)
+        elif name == "new":
+            reply.add(kn.message("restarted", lang))
+            await self._start_new(inbound, reply)
+        elif name == "cancel":
+            if session is not None:
+                await repo.close_session(engine=self.records, session_id=session.id, status="cancelled")
+                log.info("chat=%s session=%s cancelled", chat_id, session.id)
+            reply.add(kn.message("cancelled", lang))
+        elif name == "help":
+            reply.add(kn.message("help", lang))
+            self._prompt(values, node, reply)
+        elif name == "status":
+            reply.add(self.spec.status_text(kn, values, lang) if session else kn.message("status_none", lang))
+            self._prompt(values, node, reply)
+        elif name == "summary":
+            await self._summary(chat_id, reply)
+        elif name == "lang":
+            choice = inbound.args[0].lower() if inbound.args else ""
+            if choice in ("ko", "en"):
+                await self._set_lang(chat_id, choice, reply, values, node)
+            else:
+                reply.add(
+                    kn.message("lang_choose", lang),
+                    [{"label": "한국어", "data": "lang:ko"}, {"label": "English", "data": "lang:en"}],
+                )
+        else:
+            reply.add(kn.message("unknown_command", lang))
+            self._prompt(values, node, reply)
+
+    async def _control_button(self, inbound: Inbound, reply: Reply) -> None:
+        """Buttons that steer the conversation: continue / start over / language."""
+        kn = self.knowledge
+        session, values, node = await self._current(inbound.chat_id)
+        if inbound.data.startswith("lang:") and inbound.data[5:] in ("ko", "en"):
+            await self._set_lang(inbound.chat_id, inbound.data[5:], reply, values, node)
+        elif inbound.data == "cmd:continue" and session is not None:
+            reply.add(kn.message("continued", reply.lang))
+            self._prompt(values, node, reply)
+        elif inbound.data == "cmd:restart" and session is not None:
+            reply.add(kn.message("restarted", reply.lang))
+            await self._start_new(inbound, reply)
+        else:
+            reply.add(kn.message("stale_button", reply.lang))
+            self._prompt(values, node, reply)
+
+    async def _set_lang(self, chat_id: int, lang: str, reply: Reply, values: dict[str, Any], node: str | None) -> None:
+        await repo.set_lang(engine=self.records, chat_id=chat_id, lang=lang)
+        reply.lang = lang
+        reply.add(self.knowledge.message("lang_set", lang))
+        self._prompt(values, node, reply)
+
+    async def _summary(self, chat_id: int, reply: Reply) -> None:
+        """/summary: the latest session's summary, or where it stands."""
+        kn, lang = self.knowledge, reply.lang
+        latest = await repo.latest_session(engine=self.records, chat_id=chat_id)
+        summary = await repo.get_summary(engine=self.records, session_id=latest.id) if latest else None
+        if summary is not None:
+            reply.add(summary.summary_text)
+        else:
+            reply.add(kn.message("no_summary_yet", lang))
+
+    async def _admin(self, inbound: Inbound, reply: Reply) -> None:
+        """/export and /sessions, for ADMIN_IDS only; anyone else learns nothing."""
+        kn, lang = self.knowledge, reply.lang
+        if inbound.user_id is None or inbound.user_id not in self.settings.admins:
+            log.warning("chat=%s refused admin command /%s", inbound.chat_id, inbound.command)
+            reply.add(kn.message("admin_only", lang))
+            return
+        if inbound.command.lower() == "sessions":
+            sessions = await repo.list_sessions(engine=self.records, statuses=["open"])
+            if not sessions:
+                reply.add(kn.message("sessions_none", lang))
+                return
+            lines = [kn.message("sessions_header", lang, count=len(sessions))]
+            for s in sessions[:50]:
+                record = await repo.case_record(engine=self.records, session=s)
+                case = record["sub_case_type"] or "-"
+                lines.append(
+                    kn.message(
+                        "sessions_line", lang, chat=s.chat_id, case=case, percent=round(100 * s.completion_rate),
+                        state=s.current_state, updated=s.updated_at.strftime("%Y-%m-%d %H:%M"),
+                    )
+                )
+            reply.add("\n".join(lines))
+            return
+        args = [a.lower() for a in inbound.args]
+        fmt = next((a for a in args if a in EXPORT_FORMATS), "json")
+        rows = await export.collect(engine=self.records, include_open="all" in args)
+        if not rows:
+            reply.add(kn.message("export_empty", lang))
+            return
+        content = export.render(rows, fmt)
+        stamp = inbound.at.strftime("%Y%m%d-%H%M%S")
+        caption = kn.message("export_caption", lang, count=len(rows), fmt=fmt)
+        reply.documents.append(Document(f"intake-export-{stamp}.{fmt}", content.encode("utf-8"), caption))
+        reply.add(caption)

@@ -1,0 +1,55 @@
+"""Exports of the intake records for staff: JSON, CSV and Markdown."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from db import repo
+
+EXPORT_KEYS = (
+    "session_id", "chat_id", "domain", "status", "case_type", "sub_case_type", "facts",
+    "missing_fields", "summary_text", "structured", "created_at", "completed_at",
+)
+
+
+async def collect(*, engine: AsyncEngine, include_open: bool) -> list[dict[str, Any]]:
+    """Completed intakes (and open ones with their missing fields when `include_open`)."""
+    statuses = ["completed", "open"] if include_open else ["completed"]
+    sessions = await repo.list_sessions(engine=engine, statuses=statuses)
+    rows = []
+    for session in sessions:
+        record = await repo.case_record(engine=engine, session=session)
+        rows.append({key: record[key] for key in EXPORT_KEYS} | {"evidence_files": record["evidence_files"]})
+    return rows
+
+
+def render(rows: list[dict[str, Any]], fmt: str) -> str:
+    """Rows as json, csv or md text."""
+    if fmt == "json":
+        return json.dumps(rows, ensure_ascii=False, indent=2)
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=[*EXPORT_KEYS, "evidence_files"])
+        writer.writeheader()
+        for row in rows:
+            writer.writerow(
+                {k: json.dumps(v, ensure_ascii=False) if isinstance(v, dict | list) else v for k, v in row.items()}
+            )
+        return out.getvalue()
+    if fmt == "md":
+        parts = []
+        for row in rows:
+            parts.append(f"## {row['sub_case_type'] or '-'} · {row['status']} · chat {row['chat_id']}")
+            parts.append(f"- session: `{row['session_id']}`  created: {row['created_at']}  completed: {row['completed_at'] or '-'}")
+            if row["missing_fields"]:
+                parts.append(f"- missing: {', '.join(row['missing_fields'])}")
+            parts.append("")
+            parts.append(row["summary_text"] or "```\n" + json.dumps(row["facts"], ensure_ascii=False, indent=2) + "\n```")
+            parts.append("")
+        return "\n".join(parts)
+    raise ValueError(f"unknown export format {fmt!r}")

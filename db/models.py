@@ -1,0 +1,137 @@
+"""All record tables (sqlmodel). Graph state lives in the checkpointer; these are the staff's records."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now in UTC (stored as naive UTC by SQLite)."""
+    return datetime.now(UTC)
+
+
+class ChatSession(SQLModel, table=True):
+    """One intake conversation of one chat; its id is also the LangGraph thread id."""
+
+    id: str = Field(primary_key=True)
+    chat_id: int = Field(index=True)
+    user_id: int | None = None
+    domain: str = "legal"
+    status: str = Field(default="open", index=True)  # open | completed | cancelled
+    current_state: str = "INIT"  # graph node the conversation waits in
+    completion_rate: float = 0.0  # answered required fields / required fields
+    started_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    ended_at: datetime | None = None
+
+
+class CaseMaster(SQLModel, table=True):
+    """The case of a session: its type, sub-type and the person's own description."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="chatsession.id", unique=True)
+    case_type: str | None = None
+    sub_case_type: str | None = None
+    confidence: float = 0.0
+    description: str = ""
+    emotions_json: str = "[]"  # feelings expressed, kept apart from the facts
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class CaseFact(SQLModel, table=True):
+    """One normalised fact (canonical key) of a case; `status` unknown when it could not be had."""
+
+    __table_args__ = (UniqueConstraint("session_id", "key"),)
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="chatsession.id", index=True)
+    key: str
+    value_json: str  # JSON of the normalised value (null when unknown)
+    status: str = "answered"  # answered | unknown
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class CaseParty(SQLModel, table=True):
+    """A party of the case other than the person (the counterparty)."""
+
+    __table_args__ = (UniqueConstraint("session_id", "role"),)
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="chatsession.id", index=True)
+    role: str = "counterparty"
+    name: str | None = None
+    party_type: str | None = None
+
+
+class CaseEvidence(SQLModel, table=True):
+    """A file the person sent as evidence (Telegram file id, kind, caption, time)."""
+
+    __table_args__ = (UniqueConstraint("session_id", "file_unique_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="chatsession.id", index=True)
+    kind: str  # photo | document
+    file_id: str
+    file_unique_id: str
+    file_name: str | None = None
+    mime_type: str | None = None
+    caption: str | None = None
+    received_at: datetime = Field(default_factory=utcnow)
+
+
+class CaseMissingField(SQLModel, table=True):
+    """A required field still missing, or recorded as unknown."""
+
+    __table_args__ = (UniqueConstraint("session_id", "key"),)
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="chatsession.id", index=True)
+    key: str
+    reason: str  # not_answered | unknown
+
+
+class CaseSummary(SQLModel, table=True):
+    """The summary handed to staff: text in the K4 format and structured JSON."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="chatsession.id", unique=True)
+    summary_text: str
+    structured_json: str
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class StateTransition(SQLModel, table=True):
+    """A move of a session from one graph node to another."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="chatsession.id", index=True)
+    from_state: str | None
+    to_state: str
+    at: datetime = Field(default_factory=utcnow)
+
+
+class ChatTurn(SQLModel, table=True):
+    """Conversation history: what was asked, what the person answered, what the bot replied."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    session_id: str = Field(foreign_key="chatsession.id", index=True)
+    field: str | None = None  # the fact that was being asked when the person answered
+    user_text: str = ""
+    bot_text: str = ""
+    at: datetime = Field(default_factory=utcnow)
+
+
+class InboxUpdate(SQLModel, table=True):
+    """Every inbound Telegram update, stored before it is confirmed; drops duplicates."""
+
+    update_id: int = Field(primary_key=True)
+    chat_id: int | None = Field(default=None, index=True)
+    payload_json: str
+    received_at: datetime = Field(default_factory=utcnow)
+    processed_at: datetime | None = Field(default=None, index=True)
+
+
+class ChatPreference(SQLModel, table=True):
+    """Per-chat settings that outlive sessions (the language)."""
+
+    chat_id: int = Field(primary_key=True)
+    lang: str = "ko"

@@ -1,0 +1,330 @@
+"""Data access: keyword-only functions over the record tables. No graph or Telegram knowledge here."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func
+from sqlalchemy.dialects.sqlite import insert
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from db.models import (
+    CaseEvidence,
+    CaseFact,
+    CaseMaster,
+    CaseMissingField,
+    CaseParty,
+    CaseSummary,
+    ChatPreference,
+    ChatSession,
+    ChatTurn,
+    InboxUpdate,
+    StateTransition,
+    utcnow,
+)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+# --- preferences ---------------------------------------------------------------------------
+
+
+async def get_lang(*, engine: AsyncEngine, chat_id: int) -> str | None:
+    """The chat's chosen language, or None when it never chose one."""
+    async with AsyncSession(engine) as db:
+        pref = await db.get(ChatPreference, chat_id)
+        return pref.lang if pref else None
+
+
+async def set_lang(*, engine: AsyncEngine, chat_id: int, lang: str) -> None:
+    """Remember the chat's language."""
+    async with AsyncSession(engine) as db:
+        stmt = insert(ChatPreference).values(chat_id=chat_id, lang=lang)
+        await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"lang": lang}))
+        await db.commit()
+
+
+# --- inbox ---------------------------------------------------------------------------------
+
+
+async def inbox_add(
+    *, engine: AsyncEngine, update_id: int, chat_id: int | None, payload: dict[str, Any]
+) -> bool:
+    """Store an inbound update before it is confirmed; False when it was stored already."""
+    async with AsyncSession(engine) as db:
+        stmt = insert(InboxUpdate).values(
+            update_id=update_id, chat_id=chat_id, payload_json=_dumps(payload), received_at=utcnow()
+        )
+        result = await db.exec(stmt.on_conflict_do_nothing(index_elements=["update_id"]))
+        await db.commit()
+        return result.rowcount == 1
+
+
+async def inbox_is_processed(*, engine: AsyncEngine, update_id: int) -> bool:
+    """Whether an update has been processed to the end."""
+    async with AsyncSession(engine) as db:
+        row = await db.get(InboxUpdate, update_id)
+        return row is not None and row.processed_at is not None
+
+
+async def inbox_mark_processed(*, engine: AsyncEngine, update_id: int) -> None:
+    """Mark an update processed (its reply has been produced and its records written)."""
+    async with AsyncSession(engine) as db:
+        row = await db.get(InboxUpdate, update_id)
+        if row is not None and row.processed_at is None:
+            row.processed_at = utcnow()
+            db.add(row)
+            await db.commit()
+
+
+async def inbox_pending(*, engine: AsyncEngine) -> list[InboxUpdate]:
+    """Updates stored but not processed (a crash came between), oldest first."""
+    async with AsyncSession(engine) as db:
+        rows = await db.exec(
+            select(InboxUpdate)
+            .where(col(InboxUpdate.processed_at).is_(None))
+            .order_by(col(InboxUpdate.update_id))
+        )
+        return list(rows.all())
+
+
+async def inbox_max_update_id(*, engine: AsyncEngine) -> int | None:
+    """The highest update id ever stored (to resume polling after it)."""
+    async with AsyncSession(engine) as db:
+        return (await db.exec(select(func.max(InboxUpdate.update_id)))).one()
+
+
+# --- sessions ------------------------------------------------------------------------------
+
+
+async def open_session(*, engine: AsyncEngine, chat_id: int) -> ChatSession | None:
+    """The chat's open session, if any."""
+    async with AsyncSession(engine) as db:
+        rows = await db.exec(
+            select(ChatSession)
+            .where(ChatSession.chat_id == chat_id, ChatSession.status == "open")
+            .order_by(col(ChatSession.started_at).desc())
+        )
+        return rows.first()
+
+
+async def latest_session(*, engine: AsyncEngine, chat_id: int) -> ChatSession | None:
+    """The chat's most recent session, whatever its status."""
+    async with AsyncSession(engine) as db:
+        rows = await db.exec(
+            select(ChatSession)
+            .where(ChatSession.chat_id == chat_id)
+            .order_by(col(ChatSession.started_at).desc())
+        )
+        return rows.first()
+
+
+async def create_session(
+    *, engine: AsyncEngine, chat_id: int, user_id: int | None, domain: str = "legal"
+) -> ChatSession:
+    """Start a new session for the chat."""
+    session = ChatSession(id=uuid.uuid4().hex, chat_id=chat_id, user_id=user_id, domain=domain)
+    async with AsyncSession(engine) as db:
+        db.add(session)
+        db.add(CaseMaster(session_id=session.id))
+        db.add(StateTransition(session_id=session.id, from_state=None, to_state="INIT"))
+        await db.commit()
+        await db.refresh(session)
+    return session
+
+
+async def close_session(*, engine: AsyncEngine, session_id: str, status: str) -> None:
+    """Mark a session completed or cancelled."""
+    async with AsyncSession(engine) as db:
+        session = await db.get(ChatSession, session_id)
+        if session is None or session.status != "open":
+            return
+        session.status = status
+        session.ended_at = session.updated_at = utcnow()
+        db.add(session)
+        await db.commit()
+
+
+async def list_sessions(*, engine: AsyncEngine, statuses: Iterable[str]) -> list[ChatSession]:
+    """Sessions with one of `statuses`, most recently updated first."""
+    async with AsyncSession(engine) as db:
+        rows = await db.exec(
+            select(ChatSession)
+            .where(col(ChatSession.status).in_(list(statuses)))
+            .order_by(col(ChatSession.updated_at).desc())
+        )
+        return list(rows.all())
+
+
+# --- case records --------------------------------------------------------------------------
+
+
+async def sync_case(*, engine: AsyncEngine, session_id: str, snapshot: dict[str, Any]) -> None:
+    """Write a session's case records from a snapshot of its graph state (idempotent).
+
+    The snapshot is plain JSON data: state, status, completion_rate, case_type, sub_type,
+    confidence, description, emotions, facts, unknown, missing, counterparty, evidence_files,
+    summary.
+    """
+    now = utcnow()
+    async with AsyncSession(engine) as db:
+        session = await db.get(ChatSession, session_id)
+        if session is None:
+            raise LookupError(f"no session {session_id}")
+        if session.current_state != snapshot["state"]:
+            db.add(
+                StateTransition(
+                    session_id=session_id, from_state=session.current_state, to_state=snapshot["state"]
+                )
+            )
+        session.current_state = snapshot["state"]
+        session.completion_rate = snapshot["completion_rate"]
+        session.updated_at = now
+        if snapshot["status"] != "open" and session.status == "open":
+            session.status = snapshot["status"]
+            session.ended_at = now
+        db.add(session)
+
+        rows = await db.exec(select(CaseMaster).where(CaseMaster.session_id == session_id))
+        case = rows.first() or CaseMaster(session_id=session_id)
+        case.case_type = snapshot.get("case_type")
+        case.sub_case_type = snapshot.get("sub_type")
+        case.confidence = snapshot.get("confidence") or 0.0
+        case.description = snapshot.get("description") or ""
+        case.emotions_json = _dumps(snapshot.get("emotions") or [])
+        case.updated_at = now
+        db.add(case)
+
+        facts: dict[str, Any] = snapshot.get("facts") or {}
+        unknown = set(snapshot.get("unknown") or [])
+        for key, value in facts.items():
+            status = "unknown" if key in unknown else "answered"
+            stmt = insert(CaseFact).values(
+                session_id=session_id, key=key, value_json=_dumps(value), status=status, updated_at=now
+            )
+            await db.exec(
+                stmt.on_conflict_do_update(
+                    index_elements=["session_id", "key"],
+                    set_={"value_json": _dumps(value), "status": status, "updated_at": now},
+                    where=(CaseFact.value_json != _dumps(value)) | (CaseFact.status != status),
+                )
+            )
+        await db.exec(
+            delete(CaseFact).where(
+                col(CaseFact.session_id) == session_id, col(CaseFact.key).not_in(list(facts))
+            )
+        )
+
+        missing = snapshot.get("missing") or []
+        await db.exec(delete(CaseMissingField).where(col(CaseMissingField.session_id) == session_id))
+        for key in missing:
+            reason = "unknown" if key in unknown else "not_answered"
+            db.add(CaseMissingField(session_id=session_id, key=key, reason=reason))
+
+        party = snapshot.get("counterparty") or {}
+        if party.get("name") or party.get("party_type"):
+            stmt = insert(CaseParty).values(
+                session_id=session_id,
+                role="counterparty",
+                name=party.get("name"),
+                party_type=party.get("party_type"),
+            )
+            await db.exec(
+                stmt.on_conflict_do_update(
+                    index_elements=["session_id", "role"],
+                    set_={"name": party.get("name"), "party_type": party.get("party_type")},
+                )
+            )
+
+        for item in snapshot.get("evidence_files") or []:
+            stmt = insert(CaseEvidence).values(
+                session_id=session_id,
+                kind=item["kind"],
+                file_id=item["file_id"],
+                file_unique_id=item["file_unique_id"],
+                file_name=item.get("file_name"),
+                mime_type=item.get("mime_type"),
+                caption=item.get("caption"),
+                received_at=datetime.fromisoformat(item["at"]),
+            )
+            await db.exec(stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"]))
+
+        summary = snapshot.get("summary")
+        if summary:
+            stmt = insert(CaseSummary).values(
+                session_id=session_id,
+                summary_text=summary["text"],
+                structured_json=_dumps(summary["structured"]),
+                created_at=now,
+            )
+            await db.exec(
+                stmt.on_conflict_do_update(
+                    index_elements=["session_id"],
+                    set_={
+                        "summary_text": summary["text"],
+                        "structured_json": _dumps(summary["structured"]),
+                    },
+                )
+            )
+        await db.commit()
+
+
+async def add_turn(
+    *, engine: AsyncEngine, session_id: str, field: str | None, user_text: str, bot_text: str
+) -> None:
+    """Append one question-answer turn to the conversation history."""
+    async with AsyncSession(engine) as db:
+        db.add(ChatTurn(session_id=session_id, field=field, user_text=user_text, bot_text=bot_text))
+        await db.commit()
+
+
+async def get_summary(*, engine: AsyncEngine, session_id: str) -> CaseSummary | None:
+    """The session's summary, if written."""
+    async with AsyncSession(engine) as db:
+        rows = await db.exec(select(CaseSummary).where(CaseSummary.session_id == session_id))
+        return rows.first()
+
+
+async def case_record(*, engine: AsyncEngine, session: ChatSession) -> dict[str, Any]:
+    """Everything staff see of one session, as JSON-able data (the export's row)."""
+    async with AsyncSession(engine) as db:
+        case = (
+            await db.exec(select(CaseMaster).where(CaseMaster.session_id == session.id))
+        ).first()
+        facts = (await db.exec(select(CaseFact).where(CaseFact.session_id == session.id))).all()
+        missing = (
+            await db.exec(select(CaseMissingField).where(CaseMissingField.session_id == session.id))
+        ).all()
+        evidence = (
+            await db.exec(select(CaseEvidence).where(CaseEvidence.session_id == session.id))
+        ).all()
+        summary = (
+            await db.exec(select(CaseSummary).where(CaseSummary.session_id == session.id))
+        ).first()
+    return {
+        "session_id": session.id,
+        "chat_id": session.chat_id,
+        "domain": session.domain,
+        "status": session.status,
+        "case_type": case.case_type if case else None,
+        "sub_case_type": case.sub_case_type if case else None,
+        "facts": {f.key: json.loads(f.value_json) for f in facts},
+        "missing_fields": sorted(m.key for m in missing),
+        "evidence_files": [
+            {"kind": e.kind, "file_id": e.file_id, "file_name": e.file_name, "caption": e.caption}
+            for e in evidence
+        ],
+        "completion_rate": round(session.completion_rate, 3),
+        "summary_text": summary.summary_text if summary else None,
+        "structured": json.loads(summary.structured_json) if summary else None,
+        "created_at": session.started_at.isoformat(),
+        "completed_at": session.ended_at.isoformat() if session.ended_at else None,
+    }

@@ -1,0 +1,37 @@
+"""The brain: every judgement a node needs, behind one protocol (rules now, an LLM later)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from graphs.common.classify import Classification
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What one message says: the asked field's value (or why not), other facts, feelings."""
+
+    answer: Any = None  # normalised value for the asked field, None when not given
+    invalid: str | None = None  # reason code when an answer was given but cannot be used
+    unknown: bool = False  # the person said they do not know
+    facts: dict[str, Any] = field(default_factory=dict)  # other fields found, latest last
+    emotions: tuple[dict[str, str], ...] = ()  # {"kind": ..., "cue": ...}
+    correction: bool = False  # the message says an earlier statement was wrong
+
+
+class Brain(Protocol):
+    """Judgements the intake graphs need; nodes never know which implementation they got."""
+
+    name: str
+
+    async def classify_case(self, text: str) -> Classification:
+        """Rank case types and sub-types for a problem description."""
+        ...
+
+    async def extract_facts(
+        self, text: str, *, sub_type: str, asked: str | None, now: datetime
+    ) -> Extraction:
+        """Extract and normalise facts from a message, `asked` being the field just asked."""
+        ...

@@ -1,0 +1,106 @@
+"""Small text utilities shared by the graphs: Korean lemmas, language guess, nonsense check."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from kiwipiepy import Kiwi
+
+# Kiwi tags kept as lemmas: nouns, numerals, pronouns, verbs/adjectives (incl. auxiliaries),
+# the copula's negative form, adverbs (안, 못), roots, numbers and hanja. Particles, endings,
+# suffixes and punctuation are dropped. Irregular stems carry a suffix ("VV-I", "VA-R").
+_KEPT_TAGS = frozenset(
+    {"NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "VX", "VCN", "MAG", "XR", "SN", "SH"}
+)
+_LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
+_HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
+_HANGUL_ANY = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e]")
+_JAMO_ONLY = re.compile(r"^[\u3131-\u318e\u1100-\u11ff]+$")
+_LATIN = re.compile(r"[A-Za-z]")
+_KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
+# Jamo-only chat shorthand that does carry meaning (yes / okay / no); everything else made of
+# bare jamo ("ㅋㅋㅋ", "ㅠㅠ", "ㅁㄴㅇㄹ") is laughter, crying or keyboard mash.
+_MEANINGFUL_JAMO = frozenset({"ㅇㅇ", "ㅇㅋ", "ㄴㄴ", "ㅇㅇㅇ", "ㅇㅋㅇㅋ"})
+# Syllables of written laughter ("하하", "크크크", "키킥"); repeated "네네" is a real answer.
+_LAUGHTER_SYLLABLES = frozenset("하핳호히헤흐크킄킥키캬푸풉")
+
+
+@cache
+def get_kiwi() -> Kiwi:
+    """The process-wide Kiwi analyser, built on first use (loading its model takes ~2 s)."""
+    from kiwipiepy import Kiwi
+
+    return Kiwi()
+
+
+def lemmas(text: str) -> list[str]:
+    """Content morphemes of `text` in order: Korean stems without 다, nouns, numbers, English words.
+
+    "빌려줬는데" gives ["빌리", "주"]; English is taken from the raw text (Kiwi splits
+    "don't" oddly) and lower-cased.
+    """
+    found: list[tuple[int, str]] = []
+    if _HANGUL_ANY.search(text) or any(ch.isdigit() for ch in text):
+        for token in get_kiwi().tokenize(text):
+            tag = token.tag.split("-", 1)[0]
+            if tag in _KEPT_TAGS:
+                found.append((token.start, token.form))
+    found.extend((m.start(), m.group().lower()) for m in _LATIN_WORD.finditer(text))
+    found.sort(key=lambda item: item[0])
+    return [form for _, form in found]
+
+
+def detect_lang(text: str) -> Literal["ko", "en"] | None:
+    """"ko" or "en" by which script has more letters (Hangul wins ties); None when neither."""
+    hangul = len(_HANGUL_ANY.findall(text))
+    latin = len(_LATIN.findall(text))
+    if hangul == 0 and latin == 0:
+        return None
+    return "ko" if hangul >= latin else "en"
+
+
+def _is_mash_word(word: str) -> bool:
+    """A Latin word that is keyboard mash: a run along a keyboard row, no vowels, or a stutter."""
+    if len(word) < 4:
+        return False
+    if any(word in row or word in row[::-1] for row in _KEYBOARD_ROWS):
+        return True
+    return not set(word) & set("aeiouy") or _is_repetition(word)
+
+
+def _is_repetition(chars: str) -> bool:
+    """True for one or two letters repeated: "aaaa", "haha", "hahah"."""
+    for unit in (1, 2):
+        piece = chars[:unit]
+        if piece * (len(chars) // unit) + piece[: len(chars) % unit] == chars:
+            return True
+    return False
+
+
+def is_meaningless(text: str) -> bool:
+    """True when `text` says nothing: blank, only emoji/punctuation, laughter or keyboard mash.
+
+    Digits alone ("3", "2024") are not meaningless: they answer questions about amounts and dates.
+    """
+    letters = "".join(
+        ch for ch in text if unicodedata.category(ch)[0] in "LN" and not ch.isspace()
+    )
+    if not letters:
+        return True
+    if any(ch.isdigit() for ch in letters):
+        return False
+    compact = letters.lower()
+    if _JAMO_ONLY.match(compact):
+        return compact not in _MEANINGFUL_JAMO
+    if _HANGUL_SYLLABLE.search(compact):
+        # Bare jamo next to syllables ("진짜요ㅋㅋ") are ignored; the syllables decide.
+        syllables = [ch for ch in compact if _HANGUL_SYLLABLE.match(ch)]
+        return len(syllables) >= 2 and all(ch in _LAUGHTER_SYLLABLES for ch in syllables)
+    if _LATIN.search(compact):
+        words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)]
+        return all(_is_mash_word(w) for w in words)
+    return False

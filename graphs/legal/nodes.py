@@ -1,0 +1,260 @@
+"""Nodes of the legal intake graph. Each returns only the keys it changes.
+
+Code before an `interrupt()` runs again when the graph resumes, so nothing here sends a message
+or writes a record: replies go to `outbox` / the interrupt payload, records are written by the
+engine after the graph returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from graphs.common.context import Context
+from graphs.common.text import is_meaningless
+from graphs.legal import prompts
+from graphs.legal.fields import next_field, percent, progress
+from graphs.legal.state import LegalState, Message
+from graphs.legal.summary import build_summary
+from knowledge.loader import Knowledge
+
+MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
+FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
+EVIDENCE_KIND_OF_FILE = {"photo": "photo", "document": "other"}
+
+
+def waiting(
+    kn: Knowledge, state: LegalState, outbox: list[Message], node: str, field: str | None = None
+) -> dict[str, Any]:
+    """The interrupt payload: replies of this turn, the field asked, progress, the waiting node."""
+    done = percent(*progress(kn.k2, state["sub_type"], state.get("facts", {}))) if state.get("sub_type") else 0
+    return {"messages": outbox, "field": field, "progress": done, "state": node}
+
+
+def received(reply: dict[str, Any]) -> dict[str, Any]:
+    """State keys set when an input arrives: the input, and its id (so a replay is recognised)."""
+    return {"answer": reply, "last_input_id": reply.get("id")}
+
+
+def _text(answer: dict[str, Any] | None) -> str:
+    return (answer or {}).get("text", "").strip() if (answer or {}).get("kind") == "text" else ""
+
+
+def _merge(
+    facts: dict[str, Any], found: dict[str, Any], corrections: list[dict[str, Any]]
+) -> list[tuple[str, Any, Any]]:
+    """Store found facts (latest statement wins); return the (field, old, new) changes."""
+    changes = []
+    for key, value in found.items():
+        old = facts.get(key)
+        if key in facts and old != value:
+            changes.append((key, old, value))
+            corrections.append({"field": key, "old": old, "new": value})
+        facts[key] = value
+    return changes
+
+
+async def greet_user(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Greet, show the privacy notice, and wait until the person describes the problem."""
+    ctx = runtime.context
+    kn, lang = ctx.knowledge, ctx.lang
+    outbox = list(state.get("outbox", []))
+    if not state.get("greeted"):
+        outbox += [prompts.say(kn, lang, "greeting"), prompts.say(kn, lang, "privacy_notice")]
+    answer = state.get("answer")
+    text = _text(answer)
+    greeting = text.lower().strip(" !.?~") in {g.lower() for gs in kn.lexicon.greetings.values() for g in gs}
+    if text and not is_meaningless(text) and not greeting:
+        return {"description": text[:MAX_DESCRIPTION], "outbox": outbox, "greeted": True, "answer": None}
+    if answer and answer.get("kind") == "file":
+        outbox.append(prompts.say(kn, lang, "evidence_before_case"))
+    elif text and not greeting:
+        outbox.append(prompts.say(kn, lang, "not_understood"))
+    outbox.append(prompts.say(kn, lang, "ask_description"))
+    reply = interrupt(waiting(kn, state, outbox, "INIT"))
+    return {**received(reply), "outbox": [], "greeted": True}
+
+
+async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Classify the description (unless the person picked a type) and keep the facts it gives."""
+    ctx = runtime.context
+    kn, lang = ctx.knowledge, ctx.lang
+    description = state["description"]
+    sub_type, confidence = state.get("sub_type"), state.get("confidence", 1.0)
+    if sub_type is None:
+        result = await ctx.brain.classify_case(description)
+        if not result.confident or result.top is None:
+            return {"candidates": [c.sub_type for c in result.candidates], "confidence": result.confidence}
+        sub_type, confidence = result.top.sub_type, result.confidence
+    extraction = await ctx.brain.extract_facts(description, sub_type=sub_type, asked=None, now=ctx.now)
+    facts = dict(state.get("facts", {}))
+    facts["action_description"] = description[:500]
+    found = {k: v for k, v in extraction.facts.items() if k in kn.k2.fields}
+    facts.update(found)
+    main_label, sub_label = prompts.case_labels(kn, sub_type, lang)
+    outbox = list(state.get("outbox", []))
+    outbox.append(prompts.say(kn, lang, "classified", case_label=main_label, sub_label=sub_label))
+    if found:
+        listed = prompts.describe_facts(kn, sub_type, found, lang)
+        outbox.append(prompts.say(kn, lang, "already_given", facts=listed))
+    return {
+        "case_type": kn.k1.sub_type(sub_type)[0].code,
+        "sub_type": sub_type,
+        "confidence": confidence,
+        "facts": facts,
+        "emotions": [*state.get("emotions", []), *extraction.emotions],
+        "outbox": outbox,
+    }
+
+
+async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Offer likely case types as buttons; wait for a pick or a fuller description."""
+    ctx = runtime.context
+    kn, lang = ctx.knowledge, ctx.lang
+    candidates, browse = state.get("candidates") or [], state.get("browse")
+    outbox = list(state.get("outbox", []))
+    if not candidates and not browse:
+        outbox.append(prompts.say(kn, lang, "describe_more"))
+    choices = prompts.case_type_choices(kn, lang, candidates=candidates, browse=browse)
+    outbox.append(prompts.message(kn.message("choose_case_type", lang), choices))
+    reply = interrupt(waiting(kn, state, outbox, "CONFIRM_CASE_TYPE"))
+    seen = {"last_input_id": reply.get("id")}
+    data, text = reply.get("data", "") if reply.get("kind") == "choice" else "", _text(reply)
+    known = {sub.code for _, sub in kn.k1.all_sub_types()}
+    if data.startswith("st:") and data[3:] in known:
+        return {**seen, "sub_type": data[3:], "confidence": 1.0, "browse": None, "outbox": []}
+    if data == "ct:*":
+        return {**seen, "browse": None, "candidates": [], "outbox": []}
+    if data.startswith("ct:") and data[3:] in prompts.MAIN_TYPES:
+        return {**seen, "browse": data[3:], "outbox": []}
+    if text and not is_meaningless(text):
+        description = f"{state['description']}\n{text}"[:MAX_DESCRIPTION]
+        return {**seen, "description": description, "candidates": None, "browse": None, "outbox": []}
+    key = "stale_button" if data else "not_understood"
+    return {**seen, "outbox": [prompts.say(kn, lang, key)]}
+
+
+async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Ask for the first required fact not yet given nor unknown; finish when there is none."""
+    ctx = runtime.context
+    kn, lang = ctx.knowledge, ctx.lang
+    sub_type, facts = state["sub_type"], state.get("facts", {})
+    key = next_field(kn.k2, sub_type, facts, state.get("unknown", []))
+    if key is None:
+        return {"asking": None, "answer": None}
+    answered, total = progress(kn.k2, sub_type, facts)
+    outbox = [*state.get("outbox", []), prompts.question(kn, sub_type, key, lang, answered=answered, total=total)]
+    reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
+    return {**received(reply), "asking": key, "outbox": []}
+
+
+async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Normalise the answer, store every fact it gives, and decide whether to re-ask."""
+    ctx = runtime.context
+    kn, lang = ctx.knowledge, ctx.lang
+    sub_type, key, answer = state["sub_type"], state["asking"], state.get("answer") or {}
+    facts, unknown = dict(state.get("facts", {})), list(state.get("unknown", []))
+    corrections, outbox = list(state.get("corrections", [])), list(state.get("outbox", []))
+    update: dict[str, Any] = {"answer": None, "invalid": None}
+    if answer.get("kind") == "file":
+        return {**update, **_record_file(state, answer["file"], key, facts, outbox, ctx)}
+    value, reason, said_unknown = None, None, False
+    if answer.get("kind") == "choice":
+        value, reason, said_unknown = _choice_value(kn, sub_type, key, answer.get("data", ""))
+        if reason == "stale":
+            return {**update, "outbox": [*outbox, prompts.say(kn, lang, "stale_button")]}
+    else:
+        ex = await ctx.brain.extract_facts(answer.get("text", ""), sub_type=sub_type, asked=key, now=ctx.now)
+        other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields}
+        for field, old, new in _merge(facts, other, corrections):
+            spec = kn.k2.field(sub_type, field)
+            old_s, new_s = prompts.format_value(kn, spec, old, lang), prompts.format_value(kn, spec, new, lang)
+            outbox.append(prompts.say(kn, lang, "correction_applied", field=spec.label.get(lang), old=old_s, new=new_s))
+        update["emotions"] = [*state.get("emotions", []), *ex.emotions]
+        value, reason, said_unknown = ex.answer, ex.invalid, ex.unknown
+        if ex.correction and other and kn.k2.field(sub_type, key).kind == "text":
+            value, reason = None, None  # a correction of another fact, not an answer to this one
+        if value is None and other and reason in (None, "amount_unparsed", "date_unparsed", "text", "yesno", "choice", "int", "duration"):
+            reason = None  # the message answered something else: ask this field again, no failure
+    label = kn.k2.field(sub_type, key).label.get(lang)
+    if value is not None:
+        _merge(facts, {key: value}, corrections)
+    elif said_unknown:
+        unknown.append(key)
+        outbox.append(prompts.say(kn, lang, "noted_unknown", field=label))
+    elif reason is not None:
+        attempts = {**state.get("attempts", {}), key: state.get("attempts", {}).get(key, 0) + 1}
+        update["attempts"] = attempts
+        if attempts[key] >= FAILURES_BEFORE_UNKNOWN:
+            unknown.append(key)
+            outbox.append(prompts.say(kn, lang, "recorded_unknown", field=label))
+        else:
+            shown = answer.get("text", "")[:40] if reason == "date_future" else ""
+            update["invalid"] = {"field": key, "reason": reason, "value": shown}
+    return {**update, "facts": facts, "unknown": unknown, "corrections": corrections, "outbox": outbox}
+
+
+def _choice_value(kn, sub_type: str, key: str, data: str) -> tuple[Any, str | None, bool]:
+    """(value, reason, unknown) of a pressed answer button; reason 'stale' for another question's."""
+    parts = data.split(":", 2)
+    if len(parts) != 3 or parts[0] != "a" or parts[1] != key:
+        return None, "stale", False
+    raw = parts[2]
+    if raw == "unknown":
+        return None, None, True
+    spec = kn.k2.field(sub_type, key)
+    if spec.kind == "yesno" and raw in ("yes", "no"):
+        return raw == "yes", None, False
+    if raw in {o.value for o in spec.options}:
+        return ([raw] if spec.kind == "multi_choice" else raw), None, False
+    return None, "stale", False
+
+
+def _record_file(state, file: dict[str, Any], key: str, facts, outbox, ctx: Context) -> dict[str, Any]:
+    """Keep a photo or document as evidence; it answers the evidence questions."""
+    kn, lang = ctx.knowledge, ctx.lang
+    files = list(state.get("evidence_files", []))
+    if all(f["file_unique_id"] != file["file_unique_id"] for f in files):
+        files.append({**file, "at": ctx.now.isoformat()})
+    facts["evidence"] = True
+    kind = EVIDENCE_KIND_OF_FILE.get(file.get("kind", ""), "other")
+    kinds = list(facts.get("evidence_type") or [])
+    if kind not in kinds:
+        kinds.append(kind)
+    facts["evidence_type"] = kinds
+    kind_label = kn.k2.field(state["sub_type"], "evidence_type")
+    shown = prompts.format_value(kn, kind_label, [kind], lang)
+    outbox = [*outbox, prompts.say(kn, lang, "evidence_received", kind=shown)]
+    return {"facts": facts, "evidence_files": files, "outbox": outbox}
+
+
+async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Say why the last answer could not be used and ask the same question again."""
+    ctx = runtime.context
+    kn, lang = ctx.knowledge, ctx.lang
+    invalid, sub_type = state["invalid"], state["sub_type"]
+    answered, total = progress(kn.k2, sub_type, state.get("facts", {}))
+    reason = prompts.reason_text(kn, sub_type, invalid, lang)
+    ask = prompts.question(kn, sub_type, invalid["field"], lang, answered=answered, total=total, reason=reason)
+    reply = interrupt(waiting(kn, state, [*state.get("outbox", []), ask], "RE_QUESTION", invalid["field"]))
+    return {**received(reply), "outbox": [], "invalid": None, "asking": invalid["field"]}
+
+
+async def write_summary(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Write the summary in the sub-type's K4 format with its K3 information."""
+    ctx = runtime.context
+    summary = build_summary(ctx.knowledge, dict(state), ctx.lang)
+    outbox = [
+        *state.get("outbox", []),
+        prompts.say(ctx.knowledge, ctx.lang, "summary_intro"),
+        prompts.message(summary["text"]),
+    ]
+    return {"summary": summary, "outbox": outbox}
+
+
+async def close_intake(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Close the intake; `/new` starts another."""
+    ctx = runtime.context
+    return {"status": "completed", "outbox": [*state.get("outbox", []), prompts.say(ctx.knowledge, ctx.lang, "completed")]}

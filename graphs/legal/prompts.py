@@ -1,0 +1,126 @@
+"""Texts the legal intake sends: questions, re-asks, labels and values, from K0 and K2."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphs.legal.fields import percent
+from graphs.legal.state import Message
+from knowledge.loader import Knowledge
+from knowledge.models import FieldSpec
+
+REASON_KEYS = {
+    "amount_nonpositive": "invalid_amount_nonpositive",
+    "amount_unparsed": "invalid_amount_unparsed",
+    "date_future": "invalid_date_future",
+    "date_unparsed": "invalid_date_unparsed",
+    "yesno": "invalid_yesno",
+    "choice": "invalid_choice",
+    "text": "invalid_text",
+    "int": "invalid_int",
+    "int_range": "invalid_int_range",
+    "duration": "invalid_duration",
+}
+MAIN_TYPES = ("CIVIL", "CRIMINAL", "FAMILY", "ADMINISTRATIVE")
+
+
+def message(text: str, choices: list[dict[str, str]] | None = None) -> Message:
+    """A reply with optional buttons."""
+    return {"text": text, "choices": choices or []}
+
+
+def say(kn: Knowledge, lang: str, key: str, **values: Any) -> Message:
+    """A K0 message as a reply."""
+    return message(kn.message(key, lang, **values))
+
+
+def case_labels(kn: Knowledge, sub_type: str, lang: str) -> tuple[str, str]:
+    """(main type label, sub-type label) in `lang`."""
+    case_type, sub = kn.k1.sub_type(sub_type)
+    return case_type.label.get(lang), sub.label.get(lang)
+
+
+def format_value(kn: Knowledge, spec: FieldSpec, value: Any, lang: str) -> str:
+    """A normalised value as the person would write it."""
+    if value is None:
+        return kn.message("value_unknown", lang)
+    if spec.kind == "amount":
+        return f"{value:,}원" if lang == "ko" else f"KRW {value:,}"
+    if spec.kind == "yesno":
+        return kn.message("value_yes" if value else "value_no", lang)
+    if spec.kind == "date" and value == "ongoing":
+        return kn.message("value_ongoing", lang)
+    if spec.kind == "duration":
+        return kn.message("duration_format", lang, years=value // 12, months=value % 12)
+    if spec.kind in ("choice", "multi_choice"):
+        labels = {o.value: o.label.get(lang) for o in spec.options}
+        values = value if isinstance(value, list) else [value]
+        return ", ".join(labels.get(v, str(v)) for v in values)
+    return str(value)
+
+
+def describe_facts(kn: Knowledge, sub_type: str, facts: dict[str, Any], lang: str) -> str:
+    """Facts as '· label: value' lines, in the sub-type's field order."""
+    lines = []
+    for key, value in facts.items():
+        if key == "action_description":
+            continue
+        spec = kn.k2.field(sub_type, key)
+        lines.append(f"· {spec.label.get(lang)}: {format_value(kn, spec, value, lang)}")
+    return "\n".join(lines)
+
+
+def answer_choices(kn: Knowledge, spec: FieldSpec, key: str, lang: str) -> list[dict[str, str]]:
+    """Buttons for a field: yes/no, its options, and always 'I don't know'."""
+    choices = []
+    if spec.kind == "yesno":
+        choices += [
+            {"label": kn.message("btn_yes", lang), "data": f"a:{key}:yes"},
+            {"label": kn.message("btn_no", lang), "data": f"a:{key}:no"},
+        ]
+    elif spec.kind in ("choice", "multi_choice"):
+        choices += [{"label": o.label.get(lang), "data": f"a:{key}:{o.value}"} for o in spec.options]
+    choices.append({"label": kn.message("btn_unknown", lang), "data": f"a:{key}:unknown"})
+    return choices
+
+
+def question(
+    kn: Knowledge, sub_type: str, key: str, lang: str, *, answered: int, total: int, reason: str = ""
+) -> Message:
+    """The question for a field: progress, (why the last answer failed,) question, why we ask."""
+    spec = kn.k2.field(sub_type, key)
+    parts = [kn.message("progress", lang, percent=percent(answered, total), answered=answered, total=total)]
+    if reason:
+        parts.append(reason)
+    parts.append(spec.question.get(lang))
+    parts.append(kn.message("why", lang, why=spec.why.get(lang)))
+    return message("\n".join(parts), answer_choices(kn, spec, key, lang))
+
+
+def reason_text(kn: Knowledge, sub_type: str, invalid: dict[str, Any], lang: str) -> str:
+    """Why an answer could not be used, in the person's language."""
+    spec = kn.k2.field(sub_type, invalid["field"])
+    reason = invalid["reason"]
+    values: dict[str, Any] = {}
+    if reason == "date_future":
+        values["value"] = invalid.get("value") or ""
+    if reason == "int_range":
+        values.update(minimum=spec.minimum or 0, maximum=spec.maximum or 0)
+    text = kn.message(REASON_KEYS[reason], lang, **values)
+    return kn.message("reask", lang, reason=text)
+
+
+def case_type_choices(kn: Knowledge, lang: str, *, candidates: list[str], browse: str | None) -> list[dict[str, str]]:
+    """Buttons to pick the case type: likely sub-types, a main type's sub-types, or main types."""
+    if browse:
+        subs = next(ct.sub_types for ct in kn.k1.case_types if ct.code == browse)
+        choices = [{"label": s.label.get(lang), "data": f"st:{s.code}"} for s in subs]
+    elif candidates:
+        choices = []
+        for code in candidates:
+            main, sub = case_labels(kn, code, lang)
+            choices.append({"label": f"{main} · {sub}", "data": f"st:{code}"})
+    else:
+        return [{"label": ct.label.get(lang), "data": f"ct:{ct.code}"} for ct in kn.k1.case_types]
+    choices.append({"label": kn.message("btn_none_of_these", lang), "data": "ct:*"})
+    return choices

@@ -1,0 +1,47 @@
+"""State of the legal intake graph: small, JSON-able, ids and facts only."""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+
+class Message(TypedDict):
+    """One reply to the person: text and optional buttons."""
+
+    text: str
+    choices: list[dict[str, str]]  # [{"label": ..., "data": ...}]
+
+
+class UserInput(TypedDict, total=False):
+    """What the person sent, as the engine hands it to the graph."""
+
+    id: str  # unique id of the inbound message (Telegram update id), to recognise a replay
+    kind: str  # text | choice | file
+    text: str
+    data: str  # button data for a choice
+    file: dict[str, Any]  # kind, file_id, file_unique_id, file_name, mime_type, caption
+
+
+class LegalState(TypedDict, total=False):
+    """Checkpointed state of one legal intake."""
+
+    greeted: bool  # greeting and privacy notice shown
+    description: str  # the person's own account of the problem (capped)
+    case_type: str | None  # CIVIL | CRIMINAL | FAMILY | ADMINISTRATIVE
+    sub_type: str | None  # K1 sub-type code, e.g. LOAN
+    confidence: float  # classifier confidence (1.0 when the person picked the type)
+    candidates: list[str] | None  # sub-types offered as buttons; None = classify again
+    browse: str | None  # main type whose sub-types are being shown as buttons
+    facts: dict[str, Any]  # canonical key -> normalised value
+    unknown: list[str]  # required fields recorded as unknown
+    attempts: dict[str, int]  # failed answers per field (3 -> unknown)
+    asking: str | None  # field being asked now
+    answer: UserInput | None  # latest input, waiting to be validated
+    invalid: dict[str, Any] | None  # {"field", "reason", "value"} of the last invalid answer
+    emotions: list[dict[str, str]]  # feelings expressed, kept apart from facts
+    corrections: list[dict[str, Any]]  # {"field", "old", "new"}: facts the person changed
+    evidence_files: list[dict[str, Any]]  # metadata of files sent as evidence
+    outbox: list[Message]  # replies produced in the current turn
+    summary: dict[str, Any] | None  # {"text", "structured"} once written
+    status: str  # open | completed
+    last_input_id: str | None  # id of the last input the graph consumed

@@ -1,0 +1,119 @@
+"""The staff summary in the sub-type's K4 format, with K3 legal information."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graphs.legal.fields import missing_fields, progress
+from graphs.legal.prompts import case_labels, format_value
+from knowledge.loader import Knowledge
+
+INFO_KEYS = {
+    "limitation": "info_limitation",
+    "venue": "info_venue",
+    "first_steps": "info_first_steps",
+    "typical_evidence": "info_typical_evidence",
+    "notes": "info_notes",
+}
+DESCRIPTION_PREVIEW = 600
+
+
+def build_summary(kn: Knowledge, state: dict[str, Any], lang: str) -> dict[str, Any]:
+    """Summary text and structured data for a finished intake."""
+    sub_type = state["sub_type"]
+    facts: dict[str, Any] = state.get("facts", {})
+    fmt = kn.k4.for_sub_type(sub_type)
+    info = kn.k3.info[sub_type]
+    main_label, sub_label = case_labels(kn, sub_type, lang)
+    unknown = state.get("unknown", [])
+    missing = missing_fields(kn.k2, sub_type, facts)
+    answered, total = progress(kn.k2, sub_type, facts)
+
+    sections = []
+    for section in fmt.sections:
+        items = []
+        for key in section.fields:
+            if key not in facts and key not in missing:
+                continue  # not required for this case and not given
+            spec = kn.k2.field(sub_type, key)
+            value = facts.get(key)
+            items.append(
+                {"key": key, "label": spec.label.get(lang), "value": value, "display": format_value(kn, spec, value, lang)}
+            )
+        if items:
+            sections.append({"title": section.title.get(lang), "items": items})
+
+    legal_info: dict[str, Any] = {}
+    for part in fmt.info:
+        value = getattr(info, part)
+        legal_info[part] = [t.get(lang) for t in value] if isinstance(value, list) else value.get(lang)
+
+    emotions = [e["kind"] for e in state.get("emotions", [])]
+    corrections = [
+        {"field": c["field"], "old": c["old"], "new": c["new"]} for c in state.get("corrections", [])
+    ]
+    structured = {
+        "format": sub_type if sub_type in kn.k4.formats else "default",
+        "case_type": state["case_type"],
+        "case_label": main_label,
+        "sub_case_type": sub_type,
+        "sub_case_label": sub_label,
+        "confidence": round(state.get("confidence", 0.0), 3),
+        "facts": {k: v for k, v in facts.items()},
+        "unknown_fields": list(unknown),
+        "missing_fields": missing,
+        "completion_rate": round(answered / total, 3) if total else 0.0,
+        "sections": sections,
+        "emotions": emotions,
+        "corrections": corrections,
+        "evidence_files": [
+            {k: f.get(k) for k in ("kind", "file_id", "file_name", "caption", "at")}
+            for f in state.get("evidence_files", [])
+        ],
+        "legal_info": legal_info,
+        "language": lang,
+    }
+    return {"text": render_text(kn, state, structured, lang, fmt.title.get(lang)), "structured": structured}
+
+
+def render_text(kn: Knowledge, state: dict[str, Any], data: dict[str, Any], lang: str, title: str) -> str:
+    """The summary as plain text for staff and for the person."""
+    msg = kn.message
+    lines = [f"📋 {title}", f"■ {msg('summary_case', lang)}: {data['case_label']} · {data['sub_case_label']}"]
+    description = (state.get("description") or "").strip()
+    if description:
+        preview = description if len(description) <= DESCRIPTION_PREVIEW else description[:DESCRIPTION_PREVIEW] + "…"
+        lines.append(f"■ {msg('summary_description', lang)}: {preview}")
+    for section in data["sections"]:
+        lines.append("")
+        lines.append(f"[{section['title']}]")
+        lines += [f"· {item['label']}: {item['display']}" for item in section["items"]]
+    lines.append("")
+    if data["evidence_files"]:
+        names = ", ".join(f.get("file_name") or f["kind"] for f in data["evidence_files"])
+        lines.append(f"■ {msg('summary_evidence_files', lang)}: {names}")
+    if data["emotions"]:
+        feelings = ", ".join(msg(f"emotion_{kind}", lang) for kind in data["emotions"])
+        lines.append(f"■ {msg('summary_emotions', lang)}: {feelings}")
+    if data["missing_fields"]:
+        labels = ", ".join(kn.k2.field(data["sub_case_type"], k).label.get(lang) for k in data["missing_fields"])
+        lines.append(f"■ {msg('summary_missing', lang)}: {labels}")
+    if data["corrections"]:
+        lines.append(f"■ {msg('summary_corrections', lang)}:")
+        for c in data["corrections"]:
+            spec = kn.k2.field(data["sub_case_type"], c["field"])
+            old, new = format_value(kn, spec, c["old"], lang), format_value(kn, spec, c["new"], lang)
+            lines.append(f"  · {spec.label.get(lang)}: {old} → {new}")
+    if data["legal_info"]:
+        lines.append("")
+        lines.append(f"■ {msg('summary_info', lang)}")
+        for part, value in data["legal_info"].items():
+            label = msg(INFO_KEYS[part], lang)
+            if isinstance(value, list):
+                lines.append(f"· {label}:")
+                lines += [f"  - {v}" for v in value]
+            else:
+                lines.append(f"· {label}: {value}")
+    lines.append("")
+    lines.append(f"※ {kn.k3.disclaimer.get(lang)}")
+    return "\n".join(lines)

@@ -1,0 +1,35 @@
+"""The intake graphs the engine can run, by domain name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.graph import StateGraph
+
+from graphs.legal import graph as legal_graph
+from graphs.legal import records as legal_records
+from knowledge.loader import Knowledge
+
+
+@dataclass(frozen=True)
+class GraphSpec:
+    """One intake domain: how to build its graph and read its state."""
+
+    name: str
+    build: Callable[[], StateGraph]
+    snapshot: Callable[[Knowledge, dict[str, Any], str], dict[str, Any]]
+    status_text: Callable[[Knowledge, dict[str, Any], str], str]
+    current_prompt: Callable[[Knowledge, dict[str, Any], str, str], dict[str, Any] | None]
+
+
+GRAPHS: dict[str, GraphSpec] = {
+    "legal": GraphSpec(
+        name="legal",
+        build=legal_graph.build_graph,
+        snapshot=legal_records.case_snapshot,
+        status_text=legal_records.status_text,
+        current_prompt=legal_records.current_prompt,
+    ),
+}

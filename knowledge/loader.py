@@ -1,0 +1,113 @@
+"""Load and validate the knowledge YAML files that ship inside the `knowledge` package."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from knowledge.models import (
+    K0Messages,
+    K1Criteria,
+    K2Fields,
+    K3Info,
+    K4Formats,
+    Lexicon,
+)
+
+KNOWLEDGE_DIR = Path(__file__).resolve().parent
+M = TypeVar("M", bound=BaseModel)
+
+FILES: dict[str, type[BaseModel]] = {
+    "k0_messages.yaml": K0Messages,
+    "k1_case_types.yaml": K1Criteria,
+    "k2_fields.yaml": K2Fields,
+    "k3_legal_info.yaml": K3Info,
+    "k4_summary_formats.yaml": K4Formats,
+    "lexicon.yaml": Lexicon,
+}
+
+
+class KnowledgeError(ValueError):
+    """A knowledge file is missing, is not YAML, or does not match its schema."""
+
+
+def load_file(path: Path, model: type[M]) -> M:
+    """Parse one YAML file into `model`; errors name the file and the field."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise KnowledgeError(f"{path.name}: file not found") from exc
+    except yaml.YAMLError as exc:
+        raise KnowledgeError(f"{path.name}: not valid YAML: {exc}") from exc
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+            for err in exc.errors()[:5]
+        )
+        raise KnowledgeError(f"{path.name}: {problems}") from exc
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """All validated knowledge files, cross-checked against each other."""
+
+    k0: K0Messages
+    k1: K1Criteria
+    k2: K2Fields
+    k3: K3Info
+    k4: K4Formats
+    lexicon: Lexicon
+
+    def message(self, key: str, lang: str, **values: object) -> str:
+        """A K0 message in `lang`, with `{placeholders}` filled in."""
+        text = self.k0.messages[key].get(lang)
+        return text.format(**values) if values else text
+
+    def check(self) -> None:
+        """Raise KnowledgeError when the files disagree (a sub-type missing from K2/K3/K4)."""
+        codes = [sub.code for _, sub in self.k1.all_sub_types()]
+        if len(codes) != len(set(codes)):
+            raise KnowledgeError("k1_case_types.yaml: duplicate sub-type codes")
+        for code in codes:
+            if code not in self.k2.sub_types:
+                raise KnowledgeError(f"k2_fields.yaml: sub_types: missing {code}")
+            if code not in self.k3.info:
+                raise KnowledgeError(f"k3_legal_info.yaml: info: missing {code}")
+        if "default" not in self.k4.formats:
+            raise KnowledgeError("k4_summary_formats.yaml: formats: missing default")
+        for code, fmt in self.k4.formats.items():
+            for section in fmt.sections:
+                for key in section.fields:
+                    if key not in self.k2.fields:
+                        raise KnowledgeError(
+                            f"k4_summary_formats.yaml: formats.{code}: unknown field {key!r}"
+                        )
+
+
+def load_knowledge(directory: Path | None = None) -> Knowledge:
+    """Load every knowledge file from `directory` (the package folder by default)."""
+    base = directory or KNOWLEDGE_DIR
+    loaded = {name: load_file(base / name, model) for name, model in FILES.items()}
+    knowledge = Knowledge(
+        k0=loaded["k0_messages.yaml"],
+        k1=loaded["k1_case_types.yaml"],
+        k2=loaded["k2_fields.yaml"],
+        k3=loaded["k3_legal_info.yaml"],
+        k4=loaded["k4_summary_formats.yaml"],
+        lexicon=loaded["lexicon.yaml"],
+    )
+    knowledge.check()
+    return knowledge
+
+
+@lru_cache(maxsize=1)
+def default_knowledge() -> Knowledge:
+    """The packaged knowledge, loaded once per process."""
+    return load_knowledge()
