@@ -42,3 +42,7 @@ def build_graph() -> StateGraph:
 def mermaid() -> str:
     """The graph as a Mermaid diagram (committed as graph.mmd; a test keeps it current)."""
     return build_graph().compile().get_graph().draw_mermaid()
+
+
+if __name__ == "__main__":
+    print(mermaid(), end="")

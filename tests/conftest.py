@@ -1,0 +1,53 @@
+"""Shared fixtures: the packaged knowledge, the rules brain, a fixed clock, an engine on temp files."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import Settings
+from bot.engine import Engine
+from graphs.common.rules_brain import RulesBrain
+from knowledge.loader import Knowledge, default_knowledge
+
+
+
+
+@pytest.fixture(autouse=True)
+def no_outside_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any connection to a host other than loopback fails loudly."""
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: object) -> object:
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and host not in ("127.0.0.1", "localhost", "::1") and self.family != socket.AF_UNIX:
+            raise RuntimeError(f"test tried to reach {host!r}: the network is off in tests")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture(scope="session")
+def knowledge() -> Knowledge:
+    return default_knowledge()
+
+
+@pytest.fixture(scope="session")
+def brain(knowledge: Knowledge) -> RulesBrain:
+    return RulesBrain(knowledge)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(intake_data_dir=tmp_path / "data", admin_ids="777", _env_file=None)
+
+
+@pytest.fixture
+async def engine(settings: Settings, knowledge: Knowledge, brain: RulesBrain) -> AsyncIterator[Engine]:
+    engine = await Engine.open(settings, knowledge=knowledge, brain=brain)
+    yield engine
+    await engine.close()

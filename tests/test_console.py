@@ -1,0 +1,72 @@
+"""`intake-bot chat --jsonl` end to end, as a real process on a temporary data directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+INTAKE_BOT = Path(sys.executable).parent / "intake-bot"
+
+
+def run_chat(data_dir: Path, lines: list[str], *extra: str) -> list[dict]:
+    env = {**os.environ, "INTAKE_DATA_DIR": str(data_dir), "ADMIN_IDS": ""}
+    proc = subprocess.run(
+        [str(INTAKE_BOT), "chat", "--jsonl", *extra],
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(out) == len(lines), proc.stderr  # exactly one output line per input line
+    return out
+
+
+@pytest.mark.slow
+def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> None:
+    first = run_chat(
+        tmp_path,
+        [
+            '{"command": "/start"}',
+            "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요",
+            "",
+        ],
+    )
+    assert first[0]["state"] == "INIT" and first[0]["field"] is None
+    assert first[1]["state"] == "FACT_COLLECTION" and first[1]["field"] == "repayment_date"
+    assert 0 < first[1]["progress"] < 100
+    assert first[2]["field"] == "repayment_date"  # an empty line is answered, nothing lost
+    for message in first[1]["messages"]:
+        assert set(message) == {"text", "choices"}
+
+    # A new process on the same data directory continues the same intake.
+    second = run_chat(tmp_path, ['{"text": "올해 6월"}', '{"choice": "a:evidence:yes"}', "카톡 대화 캡처가 있어요"])
+    assert second[0]["field"] == "evidence"
+    assert [c["data"] for c in second[0]["messages"][-1]["choices"]][:2] == ["a:evidence:yes", "a:evidence:no"]
+    assert second[1]["field"] == "evidence_type"
+    assert second[2]["state"] == "COMPLETED" and second[2]["progress"] == 100
+
+    # Another chat id is another conversation.
+    other = run_chat(tmp_path, ["hello"], "--chat-id", "2")
+    assert other[0]["state"] == "INIT"
+
+    exported = subprocess.run(
+        [str(INTAKE_BOT), "export", "--format", "json"],
+        capture_output=True, text=True, env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)}, check=True,
+    )
+    rows = json.loads(exported.stdout)
+    assert [r["sub_case_type"] for r in rows] == ["LOAN"]
+    assert rows[0]["facts"]["evidence_type"] == ["messages"]
+    md = tmp_path / "out.md"
+    subprocess.run(
+        [str(INTAKE_BOT), "export", "--format", "md", "--all", "--out", str(md)],
+        check=True, env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)}, capture_output=True,
+    )
+    assert "LOAN" in md.read_text(encoding="utf-8")

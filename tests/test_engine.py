@@ -1,0 +1,191 @@
+"""The engine: bad input, commands, buttons, replays, records and admin, on real SQLite files."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.engine import Engine, Inbound
+from db.models import CaseFact, CaseMaster, ChatSession, ChatTurn, StateTransition
+from tests.support import NOW
+
+CHAT = 42
+
+
+def text(value: str, *, input_id: str | None = None, chat: int = CHAT, minutes: int = 0) -> Inbound:
+    return Inbound(chat_id=chat, kind="text", text=value, input_id=input_id, user_id=5, at=NOW + timedelta(minutes=minutes))
+
+
+def choice(data: str, chat: int = CHAT) -> Inbound:
+    return Inbound(chat_id=chat, kind="choice", data=data, user_id=5, at=NOW)
+
+
+def command(name: str, *args: str, user_id: int = 5, chat: int = CHAT) -> Inbound:
+    return Inbound(chat_id=chat, kind="command", command=name, args=args, user_id=user_id, at=NOW)
+
+
+def joined(reply) -> str:
+    return "\n".join(m["text"] for m in reply.messages)
+
+
+async def start_loan(engine: Engine):
+    return await engine.handle(text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"))
+
+
+async def facts_of(engine: Engine, chat: int = CHAT) -> dict:
+    async with AsyncSession(engine.records) as db:
+        session = (await db.exec(select(ChatSession).where(ChatSession.chat_id == chat))).first()
+        rows = (await db.exec(select(CaseFact).where(CaseFact.session_id == session.id))).all()
+        return {r.key: json.loads(r.value_json) for r in rows}
+
+
+async def test_records_follow_the_graph(engine: Engine) -> None:
+    reply = await start_loan(engine)
+    assert reply.state == "FACT_COLLECTION" and reply.field == "repayment_date"
+    assert 0 < reply.progress < 100
+    facts = await facts_of(engine)
+    assert facts["amount"] == 3_000_000 and facts["incident_date"] == "2025-03"
+    async with AsyncSession(engine.records) as db:
+        case = (await db.exec(select(CaseMaster))).one()
+        assert (case.case_type, case.sub_case_type) == ("CIVIL", "LOAN")
+        moves = [(t.from_state, t.to_state) for t in (await db.exec(select(StateTransition))).all()]
+        assert ("INIT", "FACT_COLLECTION") in moves
+        turn = (await db.exec(select(ChatTurn))).one()
+        assert "300만원" in turn.user_text
+
+
+@pytest.mark.parametrize(
+    ("inbound", "key"),
+    [
+        (Inbound(chat_id=CHAT, kind="text", text="   "), "empty"),
+        (Inbound(chat_id=CHAT, kind="unsupported"), "not_text"),
+    ],
+)
+async def test_bad_input_is_answered_and_nothing_is_lost(engine: Engine, knowledge, inbound, key) -> None:
+    await start_loan(engine)
+    before = await facts_of(engine)
+    reply = await engine.handle(inbound)
+    assert joined(reply).startswith(knowledge.message(key, "ko"))
+    assert reply.field == "repayment_date"  # the same question is asked again
+    assert await facts_of(engine) == before
+
+
+async def test_huge_emoji_and_english_inputs(engine: Engine, knowledge) -> None:
+    await start_loan(engine)
+    huge = await engine.handle(text("가" * 10_000))
+    assert knowledge.message("too_long", "ko", limit=4000) in joined(huge)
+    assert huge.state == "RE_QUESTION"  # 10,000 Hangul letters are no date: re-asked, not a crash
+    emoji = await engine.handle(text("🙂🙂🙂"))
+    assert emoji.field == "repayment_date"
+    english = await engine.handle(text("by June this year"))
+    assert knowledge.message("other_language_hint", "ko") in joined(english)
+    assert (await facts_of(engine))["amount"] == 3_000_000
+
+
+async def test_stale_and_double_pressed_buttons(engine: Engine, knowledge) -> None:
+    await start_loan(engine)
+    await engine.handle(text("올해 6월"))  # repayment date -> now asking evidence
+    first = await engine.handle(choice("a:evidence:no"))
+    assert first.state == "COMPLETED"
+    again = await engine.handle(choice("a:evidence:no"))
+    assert knowledge.message("session_completed", "ko") in joined(again)
+    assert (await facts_of(engine))["evidence"] is False
+
+
+async def test_button_for_an_old_question_is_refused_politely(engine: Engine, knowledge) -> None:
+    await start_loan(engine)
+    reply = await engine.handle(choice("a:counterparty_type:company"))
+    assert joined(reply).startswith(knowledge.message("already_answered", "ko"))
+    assert reply.field == "repayment_date"
+    assert (await facts_of(engine))["counterparty_type"] == "acquaintance"
+
+
+async def test_replayed_input_is_not_fed_twice(engine: Engine) -> None:
+    await start_loan(engine)
+    await engine.handle(text("올해 6월", input_id="100"))
+    replay = await engine.handle(text("올해 6월", input_id="100"))
+    assert replay.field == "evidence"  # not taken as the answer to the evidence question
+    assert "evidence" not in await facts_of(engine)
+
+
+async def test_start_during_an_intake_offers_continue_or_restart(engine: Engine, knowledge) -> None:
+    await start_loan(engine)
+    offer = await engine.handle(command("start"))
+    assert [c["data"] for c in offer.messages[0]["choices"]] == ["cmd:continue", "cmd:restart"]
+    cont = await engine.handle(choice("cmd:continue"))
+    assert cont.field == "repayment_date"
+    restart = await engine.handle(choice("cmd:restart"))
+    assert restart.state == "INIT"
+    assert knowledge.message("privacy_notice", "ko") in joined(restart)
+    async with AsyncSession(engine.records) as db:
+        statuses = sorted(s.status for s in (await db.exec(select(ChatSession))).all())
+    assert statuses == ["cancelled", "open"]
+
+
+async def test_lang_switch_repeats_the_question_in_english(engine: Engine, knowledge) -> None:
+    await start_loan(engine)
+    reply = await engine.handle(command("lang", "en"))
+    assert reply.lang == "en"
+    assert knowledge.k2.field("LOAN", "repayment_date").question.en in joined(reply)
+    status = await engine.handle(command("status"))
+    assert "%" in status.messages[0]["text"] and status.lang == "en"
+
+
+async def test_english_intake_end_to_end(engine: Engine) -> None:
+    chat = 7
+    first = await engine.handle(text("My landlord won't return my deposit of 5 million won. The lease ended last month.", chat=chat))
+    assert first.lang == "en"
+    assert first.state in ("FACT_COLLECTION", "CONFIRM_CASE_TYPE")
+    facts = await facts_of(engine, chat)
+    assert facts.get("deposit") == 5_000_000
+
+
+async def test_admin_commands_are_refused_to_others_and_export_for_admins(engine: Engine, knowledge) -> None:
+    await start_loan(engine)
+    await engine.handle(text("올해 6월"))
+    await engine.handle(choice("a:evidence:no"))
+    refused = await engine.handle(command("export", "json", user_id=5))
+    assert joined(refused) == knowledge.message("admin_only", "ko") and not refused.documents
+    sessions_refused = await engine.handle(command("sessions", user_id=5))
+    assert joined(sessions_refused) == knowledge.message("admin_only", "ko")
+    exported = await engine.handle(command("export", "json", user_id=777))
+    rows = json.loads(exported.documents[0].content)
+    assert rows[0]["sub_case_type"] == "LOAN" and rows[0]["status"] == "completed"
+    assert rows[0]["facts"]["amount"] == 3_000_000
+    assert rows[0]["summary_text"] and rows[0]["structured"]["case_type"] == "CIVIL"
+    csv_export = await engine.handle(command("export", "csv", "all", user_id=777))
+    assert csv_export.documents[0].filename.endswith(".csv")
+    assert b"session_id" in csv_export.documents[0].content
+
+
+async def test_summary_and_cancel_commands(engine: Engine, knowledge) -> None:
+    await start_loan(engine)
+    not_yet = await engine.handle(command("summary"))
+    assert joined(not_yet) == knowledge.message("no_summary_yet", "ko")
+    cancelled = await engine.handle(command("cancel"))
+    assert joined(cancelled) == knowledge.message("cancelled", "ko")
+    fresh = await engine.handle(text("회사에서 퇴직금을 안 줘요"))
+    assert fresh.state in ("FACT_COLLECTION", "CONFIRM_CASE_TYPE")
+
+
+async def test_records_write_failure_is_retried_and_the_conversation_goes_on(engine: Engine, monkeypatch) -> None:
+    from db import repo
+
+    calls = {"n": 0}
+    real = repo.sync_case
+
+    async def flaky(**kwargs):
+        calls["n"] += 1
+        if calls["n"] <= 2:
+            raise RuntimeError("database is locked")
+        return await real(**kwargs)
+
+    monkeypatch.setattr(repo, "sync_case", flaky)
+    reply = await start_loan(engine)
+    assert reply.field == "repayment_date"
+    assert calls["n"] == 3
+    assert (await facts_of(engine))["amount"] == 3_000_000

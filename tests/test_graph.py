@@ -1,0 +1,208 @@
+"""The legal intake graph over many turns, on a real AsyncSqliteSaver file, with a restart."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import pytest
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Command
+
+from graphs.common.context import Context
+from graphs.legal.graph import build_graph
+from graphs.legal.routing import RoutingError, route_after_classification, route_after_collection
+from tests.support import NOW
+
+
+class Driver:
+    """Runs one thread of the graph the way the engine does, and returns the waiting payload."""
+
+    def __init__(self, path: Path, knowledge, brain, lang: str = "ko") -> None:
+        self.path, self.knowledge, self.brain, self.lang = path, knowledge, brain, lang
+        self.config = {"configurable": {"thread_id": "t1"}}
+        self.turns = 0
+
+    async def open(self) -> None:
+        self.conn = await aiosqlite.connect(str(self.path))
+        self.saver = AsyncSqliteSaver(self.conn)
+        await self.saver.setup()
+        self.graph = build_graph().compile(checkpointer=self.saver)
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+    async def send(self, text: str | None = None, *, choice: str | None = None, file: dict | None = None) -> dict[str, Any]:
+        self.turns += 1
+        if choice is not None:
+            answer = {"kind": "choice", "data": choice, "id": str(self.turns)}
+        elif file is not None:
+            answer = {"kind": "file", "file": file, "id": str(self.turns)}
+        else:
+            answer = {"kind": "text", "text": text or "", "id": str(self.turns)}
+        ctx = Context(knowledge=self.knowledge, brain=self.brain, lang=self.lang, now=NOW + timedelta(minutes=self.turns))
+        state = await self.graph.aget_state(self.config)
+        payload: Any = Command(resume=answer) if state.next else {"answer": answer}
+        result = await self.graph.ainvoke(payload, self.config, context=ctx, durability="exit")
+        if result.get("__interrupt__"):
+            return result["__interrupt__"][0].value
+        return {"messages": result["outbox"], "field": None, "state": "COMPLETED", "progress": 100}
+
+    async def values(self) -> dict[str, Any]:
+        return (await self.graph.aget_state(self.config)).values
+
+
+@pytest.fixture
+async def driver(tmp_path: Path, knowledge, brain):
+    d = Driver(tmp_path / "checkpoints.db", knowledge, brain)
+    await d.open()
+    yield d
+    await d.close()
+
+
+def texts(payload: dict[str, Any]) -> str:
+    return "\n".join(m["text"] for m in payload["messages"])
+
+
+async def test_loan_intake_skips_given_facts_and_survives_a_restart(driver: Driver, knowledge) -> None:
+    first = await driver.send("작년 3월에 친구 김철수한테 300만원 빌려줬는데 아직도 안 갚아요. 너무 억울해요")
+    assert first["state"] == "FACT_COLLECTION"
+    values = await driver.values()
+    assert (values["case_type"], values["sub_type"]) == ("CIVIL", "LOAN")
+    facts = values["facts"]
+    assert facts["amount"] == 3_000_000
+    assert facts["incident_date"] == "2025-03"
+    assert facts["counterparty_type"] == "acquaintance"
+    assert "김철수" in facts["counterparty"]
+    assert {"kind": "anger", "cue": "억울"} in values["emotions"]
+    # Given facts are not asked again: the first question is the repayment date.
+    assert first["field"] == "repayment_date"
+    assert knowledge.message("privacy_notice", "ko") in texts(first)
+
+    # Restart: close the saver and open a new one on the same file.
+    await driver.close()
+    await driver.open()
+    second = await driver.send("올해 6월 말까지 갚기로 했어요")
+    assert (await driver.values())["facts"]["repayment_date"] == "2026-06"
+    assert second["field"] == "evidence"
+    assert [c["data"] for c in second["messages"][-1]["choices"]][:2] == ["a:evidence:yes", "a:evidence:no"]
+
+    third = await driver.send(choice="a:evidence:yes")
+    assert third["field"] == "evidence_type"  # evidence = yes requires its kind
+    done = await driver.send("카톡이랑 계좌이체 내역 있어요")
+    assert done["state"] == "COMPLETED"
+    final = await driver.values()
+    assert final["status"] == "completed"
+    assert set(final["facts"]["evidence_type"]) == {"messages", "bank_transfer"}
+    summary = final["summary"]
+    assert summary["structured"]["sub_case_type"] == "LOAN"
+    assert summary["structured"]["completion_rate"] == 1.0
+    assert "3,000,000원" in summary["text"]
+    assert knowledge.k3.info["LOAN"].limitation.ko in summary["text"]
+    assert knowledge.message("emotion_anger", "ko") in summary["text"]
+
+
+async def test_correction_in_free_text_updates_the_fact_and_keeps_history(driver: Driver) -> None:
+    await driver.send("친구한테 500만원 빌려줬는데 안 갚아요")
+    values = await driver.values()
+    assert values["facts"]["amount"] == 5_000_000
+    asked = (await driver.graph.aget_state(driver.config)).tasks[0].interrupts[0].value["field"]
+    reply = await driver.send("아 금액은 500만원이 아니라 50만원이에요")
+    values = await driver.values()
+    assert values["facts"]["amount"] == 500_000
+    assert values["corrections"][-1] == {"field": "amount", "old": 5_000_000, "new": 500_000}
+    assert reply["field"] == asked  # the question that was open is asked again
+    assert values.get("attempts", {}).get(asked, 0) == 0  # and that was not a failed answer
+    assert "500,000" in texts(reply)
+
+
+async def test_invalid_answers_are_reasked_twice_then_recorded_unknown(driver: Driver, knowledge) -> None:
+    await driver.send("사장님이 석 달째 월급을 안 줘요")
+    values = await driver.values()
+    assert values["sub_type"] == "WAGE_ARREARS"
+    # Walk to the amount question, answering what comes first.
+    answers = {
+        "counterparty": "OO식당 사장 박민수",
+        "employment_start": "2023년 1월",
+        "employment_end": "올해 9월",
+    }
+    payload = await driver.send(answers["counterparty"])
+    while payload["field"] != "amount":
+        payload = await driver.send(answers[payload["field"]])
+    bad = await driver.send("0원")
+    assert bad["state"] == "RE_QUESTION" and bad["field"] == "amount"
+    assert knowledge.message("invalid_amount_nonpositive", "ko") in texts(bad)
+    bad2 = await driver.send("음...")
+    assert bad2["state"] == "RE_QUESTION"
+    moved_on = await driver.send("ㅋㅋㅋ")
+    values = await driver.values()
+    assert "amount" in values["unknown"]
+    assert "amount" not in values["facts"]
+    assert moved_on["field"] != "amount"
+    assert knowledge.message("recorded_unknown", "ko", field=knowledge.k2.field("WAGE_ARREARS", "amount").label.ko) in texts(moved_on)
+
+
+async def test_future_date_is_reasked_with_the_reason(driver: Driver, knowledge) -> None:
+    await driver.send("인터넷 중고거래에서 사기를 당했어요. 돈만 받고 물건을 안 보내요")
+    values = await driver.values()
+    assert values["sub_type"] == "FRAUD"
+    payload = await driver.send(choice="a:party_role:victim")
+    assert payload["field"] == "incident_date"
+    again = await driver.send("2027년 5월 1일")
+    assert again["state"] == "RE_QUESTION"
+    assert "2027" in texts(again)
+    ok = await driver.send("지난달")
+    assert (await driver.values())["facts"]["incident_date"] == "2026-10"
+    assert ok["field"] != "incident_date"
+
+
+async def test_unclear_description_offers_buttons_then_a_pick_continues(driver: Driver) -> None:
+    first = await driver.send("문제가 좀 있어서 상담받고 싶어요")
+    assert first["state"] == "CONFIRM_CASE_TYPE"
+    data = [c["data"] for c in first["messages"][-1]["choices"]]
+    assert "ct:CIVIL" in data or any(d.startswith("st:") for d in data)
+    browse = await driver.send(choice="ct:FAMILY")
+    subs = [c["data"] for c in browse["messages"][-1]["choices"]]
+    assert "st:DIVORCE" in subs
+    picked = await driver.send(choice="st:DIVORCE")
+    values = await driver.values()
+    assert (values["case_type"], values["sub_type"], values["confidence"]) == ("FAMILY", "DIVORCE", 1.0)
+    assert picked["state"] == "FACT_COLLECTION"
+
+
+async def test_greeting_first_then_description(driver: Driver, knowledge) -> None:
+    first = await driver.send("안녕하세요")
+    assert first["state"] == "INIT"
+    assert knowledge.message("ask_description", "ko") in texts(first)
+    second = await driver.send("집주인이 전세 보증금 2억을 안 돌려줘요")
+    assert second["state"] in ("FACT_COLLECTION", "CONFIRM_CASE_TYPE")
+    values = await driver.values()
+    assert values["sub_type"] == "LEASE_DEPOSIT"
+    assert values["facts"]["deposit"] == 200_000_000
+    assert values["facts"]["lease_type"] == "jeonse"
+
+
+async def test_photo_during_evidence_question_is_recorded(driver: Driver) -> None:
+    await driver.send("친구가 때려서 다쳤어요. 어제 일이에요")
+    values = await driver.values()
+    assert values["sub_type"] == "ASSAULT"
+    payload = await driver.send(choice="a:party_role:victim")
+    while payload["field"] not in ("evidence", None):
+        field = payload["field"]
+        payload = await driver.send(choice=f"a:{field}:unknown")
+    photo = {"kind": "photo", "file_id": "AgAD1", "file_unique_id": "u1", "caption": "멍 사진"}
+    after = await driver.send(file=photo)
+    values = await driver.values()
+    assert values["facts"]["evidence"] is True
+    assert "photo" in values["facts"]["evidence_type"]
+    assert values["evidence_files"][0]["file_id"] == "AgAD1"
+    assert after["state"] == "COMPLETED"
+
+
+def test_routers_raise_on_impossible_states() -> None:
+    with pytest.raises(RoutingError):
+        route_after_classification({"candidates": None})
+    with pytest.raises(RoutingError):
+        route_after_collection({"asking": "amount", "answer": None})

@@ -1,0 +1,80 @@
+"""Every knowledge file loads and validates; a broken file names the file and the field."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from graphs.legal.fields import next_field, progress, required_keys
+from knowledge.loader import FILES, KNOWLEDGE_DIR, KnowledgeError, load_knowledge
+
+SUB_TYPES = {
+    "CIVIL": {"LOAN", "LEASE_DEPOSIT", "DAMAGES", "WAGE_ARREARS", "GOODS_PAYMENT"},
+    "CRIMINAL": {"FRAUD", "ASSAULT", "DEFAMATION", "THEFT"},
+    "FAMILY": {"DIVORCE", "CUSTODY", "INHERITANCE"},
+    "ADMINISTRATIVE": {"DRIVER_LICENSE", "BUSINESS_SUSPENSION", "TAX", "FINE"},
+}
+
+
+def test_every_file_loads_and_covers_every_sub_type(knowledge) -> None:
+    assert set(FILES) == {p.name for p in KNOWLEDGE_DIR.glob("*.yaml")}
+    found = {ct.code: {s.code for s in ct.sub_types} for ct in knowledge.k1.case_types}
+    assert found == SUB_TYPES
+    for codes in SUB_TYPES.values():
+        for code in codes:
+            assert code in knowledge.k2.sub_types and code in knowledge.k3.info
+            for key in required_keys(knowledge.k2, code, {}):
+                spec = knowledge.k2.field(code, key)
+                assert spec.question.ko and spec.question.en and spec.why.ko and spec.why.en
+
+
+def test_placeholders_match_in_both_languages(knowledge) -> None:
+    import string
+
+    for key, text in knowledge.k0.messages.items():
+        names = [{n for _, n, _, _ in string.Formatter().parse(t) if n} for t in (text.ko, text.en)]
+        assert names[0] == names[1], key
+
+
+@pytest.mark.parametrize(
+    ("name", "broken", "expected"),
+    [
+        ("k2_fields.yaml", "fields:\n  amount:\n    kind: money\n", "k2_fields.yaml: fields.amount.kind"),
+        ("k0_messages.yaml", "messages:\n  greeting: {ko: 안녕}\n", "k0_messages.yaml: messages.greeting.en"),
+        ("lexicon.yaml", "yes: [", "lexicon.yaml: not valid YAML"),
+    ],
+)
+def test_broken_file_error_names_file_and_field(tmp_path: Path, name: str, broken: str, expected: str) -> None:
+    for file in FILES:
+        shutil.copy(KNOWLEDGE_DIR / file, tmp_path / file)
+    (tmp_path / name).write_text(broken, encoding="utf-8")
+    with pytest.raises(KnowledgeError) as err:
+        load_knowledge(tmp_path)
+    assert expected in str(err.value)
+
+
+def test_missing_sub_type_in_k3_is_reported(tmp_path: Path) -> None:
+    import yaml
+
+    for file in FILES:
+        shutil.copy(KNOWLEDGE_DIR / file, tmp_path / file)
+    data = yaml.safe_load((tmp_path / "k3_legal_info.yaml").read_text(encoding="utf-8"))
+    del data["info"]["TAX"]
+    (tmp_path / "k3_legal_info.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    with pytest.raises(KnowledgeError, match="k3_legal_info.yaml: info: missing TAX"):
+        load_knowledge(tmp_path)
+
+
+def test_next_field_follows_priority_and_conditions(knowledge) -> None:
+    k2 = knowledge.k2
+    assert next_field(k2, "LOAN", {}, []) == "counterparty"
+    facts = {"counterparty": "김철수", "counterparty_type": "acquaintance", "amount": 1}
+    assert next_field(k2, "LOAN", facts, ["incident_date"]) == "repayment_date"
+    assert "evidence_type" not in required_keys(k2, "LOAN", {"evidence": False})
+    assert "evidence_type" in required_keys(k2, "LOAN", {"evidence": True})
+    assert "monthly_rent" in required_keys(k2, "LEASE_DEPOSIT", {"lease_type": "monthly"})
+    assert "monthly_rent" not in required_keys(k2, "LEASE_DEPOSIT", {"lease_type": "jeonse"})
+    answered, total = progress(k2, "LOAN", {**facts, "evidence": False})
+    assert (answered, total) == (4, 6)
