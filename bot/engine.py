@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -51,7 +52,7 @@ class Inbound:
     user_id: int | None = None
     input_id: str | None = None  # e.g. the Telegram update id; a replay is recognised by it
     language_code: str | None = None
-    at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    at: datetime = dc_field(default_factory=lambda: datetime.now(UTC))
 
 
 @dataclass
@@ -67,11 +68,11 @@ class Document:
 class Reply:
     """What the channel renders: messages with buttons, and where the intake stands."""
 
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = dc_field(default_factory=list)
     field: str | None = None
     progress: int = 0
     state: str | None = None
-    documents: list[Document] = field(default_factory=list)
+    documents: list[Document] = dc_field(default_factory=list)
     lang: str = "ko"
 
     def add(self, text: str, choices: list[dict[str, str]] | None = None) -> None:

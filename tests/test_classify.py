@@ -192,7 +192,19 @@ def test_detect_lang(text: str, lang: str | None) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "  \n", "ㅋㅋㅋㅋ", "ㅁㄴㅇㄹ", "asdfgh", "asdf", "?????", "🙂🙂", "...!!!", "ㅎㅎ", "qwerty"],
+    [
+        "",
+        "  \n",
+        "ㅋㅋㅋㅋ",
+        "ㅁㄴㅇㄹ",
+        "asdfgh",
+        "asdf",
+        "?????",
+        "🙂🙂",
+        "...!!!",
+        "ㅎㅎ",
+        "qwerty",
+    ],
 )
 def test_meaningless(text: str) -> None:
     assert is_meaningless(text)

@@ -23,7 +23,7 @@ _RELATION = (
 )
 _PARTICLE = "한테|에게|께|이랑|랑|하고|씨|님|이가|이는|이를|이한테|가|이|은|는|을|를|와|과|도|의|한"
 _NAMED_RELATION = re.compile(
-    rf"(?P<rel>{_RELATION})\s*(?!(?:{_PARTICLE})(?:[\s,.!?]|$))(?P<name>[가-힣]{{2,4}}?)"
+    rf"(?P<rel>{_RELATION})\s*(?!님)(?!(?:{_PARTICLE})(?:[\s,.!?]|$))(?P<name>[가-힣]{{2,4}}?)"
     rf"(?=(?:{_PARTICLE}|[\s,.!?]|$))"
 )
 _COMPANY = re.compile(
@@ -31,6 +31,22 @@ _COMPANY = re.compile(
     r"[가-힣A-Za-z0-9]{1,20}(?:주식회사|\(주\)|상사|건설|산업|유통|식당|마트|카페|편의점))"
 )
 _NO_EVIDENCE = re.compile(r"(증거|자료|evidence)[^.!?\n]{0,12}(없|안 ?남|no\b|none)", re.I)
+# A mention followed closely by a negation does not count: "차용증은 없어요", "no contract".
+_NEGATION_AFTER = re.compile(r"^[^.!?,\n]{0,6}?(없|안 ?썼|안 ?했|못 ?받|않)")
+_LATIN = re.compile(r"[a-z]")
+
+
+def _mentions(lowered: str, word: str) -> bool:
+    """Whether `word` occurs in the text, not negated right after; Latin words match whole."""
+    if _LATIN.search(word):
+        pattern = re.compile(rf"(?<![a-z]){re.escape(word)}(?![a-z])")
+        spans = [m.end() for m in pattern.finditer(lowered)]
+    else:
+        spans, pos = [], lowered.find(word)
+        while pos >= 0:
+            spans.append(pos + len(word))
+            pos = lowered.find(word, pos + 1)
+    return any(not _NEGATION_AFTER.match(lowered[end:]) for end in spans)
 
 
 class FactExtractor:
@@ -110,11 +126,11 @@ class FactExtractor:
         return stripped[:MAX_TEXT_ANSWER], None
 
     def match_options(self, spec: FieldSpec, lowered: str) -> list[str]:
-        """Option values whose value, label or synonyms appear in the text, in option order."""
+        """Option values whose label or synonyms appear in the text (not negated), in option order."""
         found = []
         for option in spec.options:
-            words = [option.value.replace("_", " "), option.label.ko, option.label.en, *option.synonyms]
-            if any(w and w.lower() in lowered for w in words):
+            words = [option.label.ko, option.label.en, *option.synonyms]
+            if any(_mentions(lowered, w.lower()) for w in words if w):
                 found.append(option.value)
         return found
 
@@ -187,18 +203,22 @@ class FactExtractor:
         lowered: str, start: int, end: int, fields: list[str], specs: dict[str, FieldSpec]
     ) -> str | None:
         """The field whose cue stands nearest to a value, within a short window."""
+        # A cue before the value ("보증금 2억") wins over one after it ("2억, 월세는 …").
         before = lowered[max(0, start - CUE_WINDOW_BEFORE) : start]
         after = lowered[end : end + CUE_WINDOW_AFTER]
         best, best_distance = None, 10**6
         for key in fields:
-            for cue in specs[key].cues:
-                cue = cue.lower()
+            for cue in (c.lower() for c in specs[key].cues):
                 pos = before.rfind(cue)
                 if pos >= 0 and len(before) - pos < best_distance:
                     best, best_distance = key, len(before) - pos
+        if best is not None:
+            return best
+        for key in fields:
+            for cue in (c.lower() for c in specs[key].cues):
                 pos = after.find(cue)
-                if pos >= 0 and pos + 1 < best_distance:
-                    best, best_distance = key, pos + 1
+                if pos >= 0 and pos < best_distance:
+                    best, best_distance = key, pos
         return best
 
     @staticmethod

@@ -55,7 +55,7 @@ def lemmas(text: str) -> list[str]:
 
 
 def detect_lang(text: str) -> Literal["ko", "en"] | None:
-    """"ko" or "en" by which script has more letters (Hangul wins ties); None when neither."""
+    """ "ko" or "en" by which script has more letters (Hangul wins ties); None when neither."""
     hangul = len(_HANGUL_ANY.findall(text))
     latin = len(_LATIN.findall(text))
     if hangul == 0 and latin == 0:
@@ -86,9 +86,7 @@ def is_meaningless(text: str) -> bool:
 
     Digits alone ("3", "2024") are not meaningless: they answer questions about amounts and dates.
     """
-    letters = "".join(
-        ch for ch in text if unicodedata.category(ch)[0] in "LN" and not ch.isspace()
-    )
+    letters = "".join(ch for ch in text if unicodedata.category(ch)[0] in "LN" and not ch.isspace())
     if not letters:
         return True
     if any(ch.isdigit() for ch in letters):

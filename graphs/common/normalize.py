@@ -1,0 +1,575 @@
+"""Offline normalisers: amounts, dates, yes/no, counts and durations in Korean and English text."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+
+@dataclass(frozen=True)
+class Match:
+    """A value found in a text: int for amounts/ints/durations, str for dates."""
+
+    value: object
+    start: int
+    end: int
+
+
+# --- numerals -------------------------------------------------------------------------------
+
+_SINO_DIGITS = {"영": 0, "공": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "륙": 6}
+_SINO_DIGITS |= {"칠": 7, "팔": 8, "구": 9}
+_SMALL_UNITS = {"십": 10, "백": 100, "천": 1000}
+_BIG_UNITS = {"만": 10**4, "억": 10**8, "조": 10**12}
+_NUMERAL_TOKEN = re.compile(r"\d[\d,]*(?:\.\d+)?|\S")
+
+_NATIVE_TENS = {"열": 10, "스물": 20, "스무": 20, "서른": 30, "마흔": 40, "쉰": 50}
+_NATIVE_TENS |= {"예순": 60, "일흔": 70, "여든": 80, "아흔": 90}
+_NATIVE_ONES = {"하나": 1, "한": 1, "둘": 2, "두": 2, "셋": 3, "세": 3, "석": 3, "넷": 4, "네": 4}
+_NATIVE_ONES |= {"넉": 4, "다섯": 5, "여섯": 6, "일곱": 7, "여덟": 8, "아홉": 9}
+_TENS_RE = "열|스물|스무|서른|마흔|쉰|예순|일흔|여든|아흔"
+# Attributive forms stand before a counter ("두 명"); standalone forms are whole words ("둘").
+_NATIVE_ATTR = f"(?:(?:{_TENS_RE})(?:한|두|세|네|다섯|여섯|일곱|여덟|아홉)?|한|두|세|네|석|넉|다섯|여섯|일곱|여덟|아홉)"
+_NATIVE_STAND = f"(?:(?:{_TENS_RE})(?:하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉)?|하나|둘|셋|넷|다섯|여섯|일곱|여덟|아홉)"
+_SINO_RUN = "[일이삼사오육칠팔구십백]+"
+
+_EN_NUMBERS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+_EN_NUMBER_RE = "|".join(_EN_NUMBERS)
+
+
+def _korean_number(text: str) -> Decimal | None:
+    """Value of a numeral mixing Arabic digits with Sino-Korean digits and units ('3백만', '천오백')."""
+    total = Decimal(0)
+    section = Decimal(0)  # the part below the next big unit (만/억/조)
+    section_seen = False
+    digit: Decimal | None = None
+    last_big: int | None = None
+    for token in _NUMERAL_TOKEN.findall(text):
+        if token[0].isdigit() or token in _SINO_DIGITS:
+            if digit is not None:
+                return None  # two numbers in a row ("삼사십") is a range, not a number
+            digit = Decimal(token.replace(",", "")) if token[0].isdigit() else Decimal(_SINO_DIGITS[token])
+        elif token in _SMALL_UNITS:
+            section += (Decimal(1) if digit is None else digit) * _SMALL_UNITS[token]
+            section_seen, digit = True, None
+        elif token in _BIG_UNITS:
+            unit = _BIG_UNITS[token]
+            if last_big is not None and unit >= last_big:
+                return None
+            if digit is not None:
+                section += digit
+            total += (section if section_seen or digit is not None else Decimal(1)) * unit
+            section, section_seen, digit, last_big = Decimal(0), False, None, unit
+        else:
+            return None
+    return total + section + (digit or 0)
+
+
+def _native_number(word: str) -> int | None:
+    """Value of a native Korean numeral word ('둘', '두', '열두', '스물하나')."""
+    tens = next((t for t in _NATIVE_TENS if word.startswith(t)), "")
+    ones = word[len(tens) :]
+    if (not tens and not ones) or (ones and ones not in _NATIVE_ONES):
+        return None
+    return _NATIVE_TENS.get(tens, 0) + _NATIVE_ONES.get(ones, 0)
+
+
+def _any_number(word: str) -> Decimal | None:
+    """Value of digits, a Sino-Korean numeral, a native Korean numeral or an English number word."""
+    word = word.strip().lower()
+    if word in ("a", "an"):
+        return Decimal(1)
+    if word in _EN_NUMBERS:
+        return Decimal(_EN_NUMBERS[word])
+    native = _native_number(word)
+    return Decimal(native) if native is not None else _korean_number(word)
+
+
+def _to_int(value: Decimal) -> int:
+    """Round half up to an int."""
+    return int(value.quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def _single(matches: list[Match]) -> object | None:
+    """The value when all matches agree, None when there are none or they disagree."""
+    values = {m.value for m in matches}
+    return values.pop() if len(values) == 1 else None
+
+
+# --- amounts --------------------------------------------------------------------------------
+
+_K = "일이삼사오육칠팔구"
+_ARABIC = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_DIGIT = rf"(?:\d|[{_K}])"
+# A group below 10,000: '300', '3,000', '3백', '천오백', '오십', '3천500'.
+_GROUP = rf"(?=[\d{_K}천백십])(?:{_DIGIT}?천)?(?:{_DIGIT}?백)?(?:{_DIGIT}?십)?(?:{_ARABIC}|[{_K}])?"
+# The same, ending in a unit ('5천'): only such a group may trail a big unit without 원.
+_GROUP_UNIT = rf"(?:{_DIGIT}?천)?(?:{_DIGIT}?백)?(?:{_DIGIT}?십)?(?<=[천백십])"
+_BIG_PART = rf"(?:{_GROUP}(?:(?<=\d)\s)?)?[만억조]"
+_BIG_FORM = (
+    rf"{_BIG_PART}(?:\s?{_GROUP}(?:(?<=\d)\s)?[만억조])*"
+    rf"(?P<trail>\s?(?:{_GROUP}(?=\s?원)|{_GROUP_UNIT}))?"
+)
+_ENGLISH_FORM = rf"{_ARABIC}\s?(?P<mult>(?i:thousand|million|billion|mil|mn|bn))(?![A-Za-z])"
+_AMOUNT = re.compile(
+    r"(?<!\d)(?<!\d[.,])(?:(?<![가-힣])|(?![가-힣]))"  # not inside a number or a Korean word
+    r"(?P<sign>(?<!\w)[-−]|마이너스\s?)?"
+    r"(?P<prefix>(?:[₩￦]|(?i:krw)(?![A-Za-z]))\s?)?"
+    rf"(?P<num>{_ENGLISH_FORM}|{_BIG_FORM}|{_GROUP})"
+    r"(?P<unit>\s?원(?!룸|래)|\s?(?i:won|krw)(?![A-Za-z']))?"
+)
+_MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "mil": 10**6, "mn": 10**6}
+_MULTIPLIERS |= {"billion": 10**9, "bn": 10**9}
+# A number with 만/million but no currency that counts something else: '3만 명', '2 million people'.
+_COUNTED_AFTER = re.compile(
+    r"\s?(?:명|개(?!인)|건(?!물)|살|년|개월|달(?!러)|번(?!호)|회(?!사)|평|마리|가구|시간|km|킬로|"
+    r"(?i:people|persons|users|times|years|views|km)\b)"
+)
+# What may follow a numeral written only in Hangul for it to be an amount in an answer
+# ("이천만이요"), so that words like '이만큼' or '오만하다' are not read as 20,000 / 50,000.
+_ANSWER_TAIL = re.compile(
+    r"\s|$|[.,!?~)]|이요|이에요|이예요|예요|요|입니다|이고|이나|이상|이하|정도|쯤|가량|넘게|밖에|"
+    r"까지|이|은|는|을|도"
+)
+
+
+def _amounts(text: str, *, lenient: bool) -> list[Match]:
+    """Amounts in `text`; `lenient` also accepts Hangul-only numerals like '이천만' without 원."""
+    found: list[Match] = []
+    for m in _AMOUNT.finditer(text):
+        num, trail = m["num"], m["trail"]
+        currency = bool(m["unit"] or m["prefix"])
+        korean_only = not any(c.isdigit() for c in num)
+        if m["mult"]:
+            if m["mult"].lower() == "thousand" and not (currency or lenient):
+                continue
+        elif not any(c in _BIG_UNITS for c in num):
+            if not currency or (korean_only and not any(c in _SMALL_UNITS for c in num)):
+                continue  # a bare '300' is ambiguous; '사원' is an employee, not 4 won
+        elif korean_only and not currency:
+            if not lenient or len(num.replace(" ", "")) < 2 or not _ANSWER_TAIL.match(text, m.end()):
+                continue
+        if not currency and _COUNTED_AFTER.match(text, m.end()):
+            continue
+        value = _amount_value(num, m["mult"], trail if not m["unit"] else None)
+        if value is None:
+            continue
+        if m["sign"]:
+            value = -value
+        found.append(Match(_to_int(value), m.start(), m.end()))
+    return found
+
+
+def _amount_value(num: str, mult: str | None, trail: str | None) -> Decimal | None:
+    """Value of the numeral part of an amount match."""
+    if mult:
+        return Decimal(re.sub(r"[^\d.]", "", num)) * _MULTIPLIERS[mult.lower()]
+    if trail:
+        head = _korean_number(num[: len(num) - len(trail)])
+        tail = _korean_number(trail)
+        if head is None or tail is None:
+            return None
+        # '2억 5천' means 2억 5천만: a bare thousands group after 억 counts in 만.
+        if num[: len(num) - len(trail)].rstrip().endswith("억"):
+            return head + tail * _BIG_UNITS["만"]
+        return head + tail
+    return _korean_number(num)
+
+
+def find_amounts(text: str) -> list[Match]:
+    """Every amount of money in free text that carries a money unit (원/만/억/천만/won/KRW/million ...)."""
+    return _amounts(text, lenient=False)
+
+
+def parse_amount(text: str) -> int | None:
+    """The single amount of money (integer KRW) in an answer, or None when there is none."""
+    value = _single(_amounts(text, lenient=True))
+    return value if isinstance(value, int) else None
+
+
+# --- dates ----------------------------------------------------------------------------------
+
+_NOT_A_DATE = ""  # a rule's verdict for a match that is no date at all (it claims no span)
+_MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sept": 9, "sep": 9,
+    "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+_MONTH_RE = rf"(?P<mon>{'|'.join(sorted(_MONTHS, key=len, reverse=True))})(?![a-z])\.?"
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_KO_DAYS_AGO = {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "닷새": 5, "엿새": 6, "이레": 7}
+_KO_DAYS_AGO |= {"열흘": 10, "보름": 15, "일주일": 7}
+_TWO_DIGIT_YEAR_LEAD = 10  # '35.1.1' is 2035 only while that is at most this many years ahead
+
+
+def _shift_month(year: int, month: int, delta: int) -> tuple[int, int]:
+    """The (year, month) `delta` months away."""
+    index = year * 12 + month - 1 + delta
+    return index // 12, index % 12 + 1
+
+
+def _iso(year: int | None, month: int | None = None, day: int | None = None) -> str | None:
+    """'yyyy-mm-dd', 'yyyy-mm' or 'yyyy', or None for an impossible date."""
+    if year is None or not 1900 <= year <= 2100:
+        return None
+    if day is not None and month is not None:
+        try:
+            return date(year, month, day).isoformat()
+        except ValueError:
+            return None
+    if month is not None:
+        return f"{year:04d}-{month:02d}" if 1 <= month <= 12 else None
+    return f"{year:04d}"
+
+
+def _year(text: str, now: datetime) -> int:
+    """A written year; a two-digit year is 20yy unless that is too far ahead, then 19yy."""
+    year = int(text)
+    if len(text) == 2:
+        year += 2000 if 2000 + year <= now.year + _TWO_DIGIT_YEAR_LEAD else 1900
+    return year
+
+
+def _opt_int(text: str | None) -> int | None:
+    return int(text) if text else None
+
+
+def _ymd(m: re.Match[str], now: datetime) -> str | None:
+    """'2024년 6월 1일', '24년 6월', '2024년' (a bare two-digit '10년' is a duration)."""
+    if len(m["y"]) == 2 and not m["m"]:
+        return _NOT_A_DATE
+    return _iso(_year(m["y"], now), _opt_int(m["m"]), _opt_int(m["d"]))
+
+
+def _md_this_year(m: re.Match[str], now: datetime) -> str | None:
+    """'6월 1일', '3월', '6/1': this year, even when that is still ahead."""
+    return _iso(now.year, int(m["m"]), _opt_int(m["d"]))
+
+
+def _numeric_full(m: re.Match[str], now: datetime) -> str | None:
+    """'2024.6.1', '2024. 6. 1.', '2024-06-01', '24.6.1'."""
+    return _iso(_year(m["y"], now), int(m["m"]), int(m["d"]))
+
+
+def _numeric_month(m: re.Match[str], now: datetime) -> str | None:
+    """'2024.6', '2024-06'."""
+    return _iso(int(m["y"]), int(m["m"]))
+
+
+def _us_numeric(m: re.Match[str], now: datetime) -> str | None:
+    """'06/01/2024' (month first)."""
+    return _iso(int(m["y"]), int(m["m"]), int(m["d"]))
+
+
+def _days_from(now: datetime, days: int) -> str:
+    return (now.date() + timedelta(days=days)).isoformat()
+
+
+def _relative_day(m: re.Match[str], now: datetime) -> str | None:
+    """어제, 그저께, 오늘, 내일, 지난주, yesterday, last week ..."""
+    word = re.sub(r"\s+", " ", m["word"].lower())
+    offsets = {"그저께": -2, "그제": -2, "어제": -1, "어저께": -1, "오늘": 0, "내일": 1, "모레": 2}
+    offsets |= {"day before yesterday": -2, "yesterday": -1, "today": 0, "tomorrow": 1}
+    if word in offsets:
+        return _days_from(now, offsets[word])
+    return _days_from(now, -7)  # 지난주 / last week: the same weekday a week ago
+
+
+def _relative_month(m: re.Match[str], now: datetime) -> str | None:
+    """지난달, 이번 달, 다음 달 (optionally with a day), last/this/next month."""
+    word = m["word"].lower()
+    delta = -1 if word[:2] in ("지난", "저번", "la") else 1 if word[:2] in ("다음", "ne") else 0
+    year, month = _shift_month(now.year, now.month, delta)
+    return _iso(year, month, _opt_int(m["d"]))
+
+
+def _relative_year(m: re.Match[str], now: datetime) -> str | None:
+    """작년, 재작년, 올해, 내년 (optionally with month and day), last/this/next year."""
+    word = re.sub(r"\s+", "", m["word"].lower())
+    offsets = {"재작년": -2, "지지난해": -2, "작년": -1, "지난해": -1, "올해": 0, "금년": 0}
+    offsets |= {"내년": 1, "lastyear": -1, "thisyear": 0, "nextyear": 1}
+    return _iso(now.year + offsets[word], _opt_int(m["m"]), _opt_int(m["d"]))
+
+
+def _ago(m: re.Match[str], now: datetime) -> str | None:
+    """'3일 전', '두 달 전', '2년 전', 'a month ago': days/weeks give a date, months yyyy-mm, years yyyy."""
+    amount = _any_number(m["n"])
+    if amount is None or amount != int(amount):
+        return _NOT_A_DATE
+    count, unit = int(amount), m["u"].strip().lower()
+    if unit in ("일", "day"):
+        return _days_from(now, -count)
+    if unit in ("주", "주일", "week"):
+        return _days_from(now, -7 * count)
+    if unit in ("개월", "달", "month"):
+        return _iso(*_shift_month(now.year, now.month, -count))
+    return _iso(now.year - count)
+
+
+def _ko_days_ago(m: re.Match[str], now: datetime) -> str | None:
+    """'이틀 전', '보름 전', '일주일 전'; '반년 전' gives the month six months back."""
+    if m["word"] == "반년":
+        return _iso(*_shift_month(now.year, now.month, -6))
+    return _days_from(now, -_KO_DAYS_AGO[m["word"]])
+
+
+def _english_mdy(m: re.Match[str], now: datetime) -> str | None:
+    """'June 1, 2024', '1 June 2024', '1st of June', 'June 1' (this year)."""
+    year = int(m["y"]) if m["y"] else now.year
+    return _iso(year, _MONTHS[m["mon"].lower()], int(m["d"]))
+
+
+def _english_my(m: re.Match[str], now: datetime) -> str | None:
+    """'March 2024'."""
+    return _iso(int(m["y"]), _MONTHS[m["mon"].lower()])
+
+
+_DAY_KO = r"(?:\s?(?P<d>\d{1,2})\s?일)?"
+_MONTH_DAY_KO = rf"(?:\s?(?P<m>\d{{1,2}})\s?월{_DAY_KO})?"
+_EN_COUNT = rf"\d+|an?|{_EN_NUMBER_RE}"
+_DateRule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str | None]]
+_DATE_RULES: list[_DateRule] = [
+    (re.compile(rf"(?<![\d.])(?P<y>\d{{4}}|\d{{2}})\s?년도?{_MONTH_DAY_KO}"), _ymd),
+    (re.compile(rf"(?<![\d.])(?P<m>\d{{1,2}})\s?월{_DAY_KO}"), _md_this_year),
+    (
+        re.compile(
+            r"(?<![\d.])(?P<y>\d{4}|\d{2})\s?(?P<sep>[.\-/])\s?(?P<m>\d{1,2})\s?(?P=sep)\s?"
+            r"(?P<d>\d{1,2})(?!\d)\.?"
+        ),
+        _numeric_full,
+    ),
+    (re.compile(r"(?<![\d.])(?P<y>\d{4})\s?[.\-/]\s?(?P<m>\d{1,2})(?![\d,])"), _numeric_month),
+    (re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?!\d)"), _us_numeric),
+    (re.compile(r"(?<![\d/.])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])"), _md_this_year),
+    (
+        re.compile(
+            r"(?<![가-힣])(?P<word>그저께|그제(?!서야|야)|어저께|어제|오늘(?!날)|내일(?!모레)|모레|"
+            r"(?:지난|저번)\s?주(?!인|말|일)|"
+            r"(?i:(?:the\s+)?day\s+before\s+yesterday|yesterday|today|tomorrow|last\s+week)\b)"
+        ),
+        _relative_day,
+    ),
+    (
+        re.compile(
+            rf"(?<![가-힣])(?P<word>(?:지난|저번|이번|다음)\s?달){_DAY_KO}"
+            r"|\b(?P<en>(?i:(?:last|this|next)\s+month))\b"
+        ),
+        lambda m, now: _relative_month(_Word(m, m["word"] or m["en"]), now),
+    ),
+    (
+        re.compile(
+            rf"(?<![가-힣])(?P<word>재작년|지지난\s?해|작년|지난\s?해|올해|금년|내년){_MONTH_DAY_KO}"
+            r"|\b(?P<en>(?i:(?:last|this|next)\s+year))\b"
+        ),
+        lambda m, now: _relative_year(_Word(m, m["word"] or m["en"]), now),
+    ),
+    (re.compile(r"(?<![\d.])(?P<n>\d+)\s?(?P<u>일|주일|주|개월|달|년)\s?(?:전|前)"), _ago),
+    # Sino-Korean counts take 년/개월/주일, or 일 written solid ('삼일 전'; '이 일' is 'this work').
+    (re.compile(rf"(?<![가-힣])(?P<n>{_SINO_RUN})(?P<u>\s?(?:주일|개월|년)|일)\s?전"), _ago),
+    (re.compile(rf"(?<![가-힣])(?P<n>{_NATIVE_ATTR})\s?(?P<u>달|해)\s?전"), _ago),
+    (
+        re.compile(r"(?<![가-힣])(?P<word>하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|일주일|반년)\s?전"),
+        _ko_days_ago,
+    ),
+    (
+        re.compile(rf"(?i)\b(?P<n>{_EN_COUNT})\s+(?P<u>day|week|month|year)s?\s+ago\b"),
+        _ago,
+    ),
+    (
+        re.compile(
+            rf"(?i)\b{_MONTH_RE}\s+(?P<d>\d{{1,2}}){_ORDINAL}(?![\d:])(?:,?\s+(?P<y>\d{{4}})\b)?"
+        ),
+        _english_mdy,
+    ),
+    (
+        re.compile(
+            rf"(?i)\b(?P<d>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+(?P<y>\d{{4}})\b)?"
+        ),
+        _english_mdy,
+    ),
+    (re.compile(rf"(?i)\b{_MONTH_RE},?\s+(?P<y>\d{{4}})\b"), _english_my),
+]
+
+
+class _Word:
+    """A match view whose 'word' group is replaced (Korean and English alternatives share a rule)."""
+
+    def __init__(self, match: re.Match[str], word: str) -> None:
+        self._match, self._word = match, word
+
+    def __getitem__(self, key: str) -> str | None:
+        return self._word if key == "word" else self._match[key]
+
+
+def find_dates(text: str, *, now: datetime) -> list[Match]:
+    """Every date in free text relative to `now`, as 'yyyy-mm-dd', 'yyyy-mm' or 'yyyy', in order."""
+    candidates: list[tuple[int, int, str | None]] = []
+    for pattern, rule in _DATE_RULES:
+        for m in pattern.finditer(text):
+            value = rule(m, now)
+            if value != _NOT_A_DATE:
+                candidates.append((m.start(), m.end(), value))
+    # Earliest, then longest, claims its span; an impossible date (2024.2.30) claims it and is dropped.
+    candidates.sort(key=lambda c: (c[0], c[0] - c[1]))
+    found: list[Match] = []
+    claimed_until = -1
+    for start, end, value in candidates:
+        if start < claimed_until:
+            continue
+        claimed_until = end
+        if value is not None:
+            found.append(Match(value, start, end))
+    return found
+
+
+def parse_date(text: str, *, now: datetime) -> str | None:
+    """The single date in an answer ('yyyy-mm-dd', 'yyyy-mm' or 'yyyy'), None when none or several."""
+    value = _single(find_dates(text, now=now))
+    return value if isinstance(value, str) else None
+
+
+_ISO_VALUE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+def is_future(value: str, *, now: datetime) -> bool:
+    """Whether a 'yyyy-mm-dd', 'yyyy-mm' or 'yyyy' value starts after `now`'s day, month or year."""
+    m = _ISO_VALUE.fullmatch(value)
+    if m is None:
+        raise ValueError(f"not a normalised date: {value!r}")
+    year, month, day = int(m[1]), _opt_int(m[2]), _opt_int(m[3])
+    if day is not None and month is not None:
+        return date(year, month, day) > now.date()
+    if month is not None:
+        return (year, month) > (now.year, now.month)
+    return year > now.year
+
+
+# --- yes / no -------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# "I don't know" / "모르" answers are unknown, not a no.
+_NOT_A_NO_AFTER = {"know", "remember", "recall", "understand"}
+_SHORT_ANSWER = 4  # words; in a short answer a later content word overrides a leading 네/아니요
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower().replace("’", "'"))
+
+
+def parse_yes_no(text: str, *, yes: Iterable[str], no: Iterable[str]) -> bool | None:
+    """True/False when the answer says yes/no with the given cue words, None when unclear."""
+    words = _words(text)
+    cues: list[tuple[int, int, bool]] = []  # (first word, word count, is yes)
+    for answer, phrases in ((True, yes), (False, no)):
+        for phrase in phrases:
+            cue = _words(phrase)
+            n = len(cue)
+            for i in range(len(words) - n + 1):
+                window = words[i : i + n]
+                # A one-word cue also matches itself repeated ("네네", "넵넵").
+                if window == cue or (n == 1 and re.fullmatch(f"(?:{re.escape(cue[0])})+", words[i])):
+                    if not answer and i + n < len(words) and words[i + n] in _NOT_A_NO_AFTER:
+                        continue
+                    cues.append((i, n, answer))
+    # Longer cues win over the cues inside them ("안 했어요" over "했어요").
+    chosen: list[tuple[int, int, bool]] = []
+    for cue in sorted(cues, key=lambda c: (-c[1], c[0])):
+        if all(cue[0] >= o[0] + o[1] or o[0] >= cue[0] + cue[1] for o in chosen):
+            chosen.append(cue)
+    chosen.sort()
+    answers = {c[2] for c in chosen}
+    if len(answers) <= 1:
+        return answers.pop() if answers else None
+    # Korean answers the form of the question: "네, 없어요" to "없으세요?" means there is none.
+    if len(words) <= _SHORT_ANSWER:
+        return chosen[-1][2]
+    return chosen[0][2] if chosen[0][0] == 0 else None
+
+
+# --- counts ---------------------------------------------------------------------------------
+
+_COUNTER = r"(?:명|개(?!월)|살|세(?!요|상|금|대|입)|번|회(?!사)|건(?!물|강)|마리|곳|군데|가지|채|사람|식구)"
+# What may follow a standalone native numeral ("둘이에요"); "열 받아요" and "하나도" are no counts.
+_STAND_END = r"(?=\s*$|\s*[.,!?~]|(?:이요|이에요|예요|요|입니다|뿐|밖에|정도|쯤)(?![가-힣]))"
+_INT_RULES = [
+    re.compile(
+        r"(?<![\d.,/\-₩$])(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?!\d|[.,:/\-]\d)"
+        r"(?!\s?(?:년|개월|월|일(?!곱)|주|달|시|분|초|원|만|억|천|백|십|%|퍼센트)|"
+        r"(?:st|nd|rd|th)\b|\s?(?i:years?|months?|weeks?|days?|hours?|won|krw|thousand|million|"
+        r"billion|percent|am|pm)\b)"
+    ),
+    re.compile(rf"(?<![가-힣])(?P<native>{_NATIVE_ATTR})\s?(?={_COUNTER})"),
+    re.compile(rf"(?<![가-힣])(?P<native>{_NATIVE_STAND}){_STAND_END}"),
+    # Sino-Korean numbers count only before a counter: '삼십 세', '오명'; '이'/'일' alone are words.
+    re.compile(rf"(?<![가-힣])(?:(?P<sino>[일이삼사오육칠팔구십백]{{2,}})\s?|(?P<sino1>[삼사오육칠팔구십]))(?={_COUNTER})"),
+    re.compile(rf"(?i)(?<!no )(?<!any )\b(?P<en>{_EN_NUMBER_RE})\b"),
+]
+
+
+def parse_int(text: str) -> int | None:
+    """The single count in an answer ('2명', '두 명', '셋', 'three'), None when none or several."""
+    found: list[Match] = []
+    for pattern in _INT_RULES:
+        for m in pattern.finditer(text):
+            word = next(g for g in m.groups() if g is not None)
+            number = _any_number(word.replace(",", ""))
+            if number is not None and number == int(number):
+                found.append(Match(int(number), m.start(), m.end()))
+    value = _single(found)
+    return value if isinstance(value, int) else None
+
+
+# --- durations ------------------------------------------------------------------------------
+
+# 달 takes native numbers and 개월 Sino-Korean ones: '이 달' is 'this month', not two months.
+_MONTHS_KO = rf"(?:\d+(?:\.\d+)?\s?(?:개월|달)|{_SINO_RUN}\s?개월|{_NATIVE_ATTR}\s?달)"
+_DURATION_KO = re.compile(
+    rf"(?<![가-힣\d.])(?:(?P<y>(?:\d+(?:\.\d+)?|{_SINO_RUN})\s?년)(?P<yh>\s?반)?"
+    rf"(?:\s?(?:하고\s?)?(?P<m>{_MONTHS_KO})(?P<mh>\s?반)?)?"
+    rf"|(?P<m2>{_MONTHS_KO})(?P<mh2>\s?반)?|(?P<half>반\s?년))"
+    # '2년 전' is a date, '24년 6월' a month, '2024년' a year, '85년생' a birth year.
+    r"(?!\s?(?:전|前|생|도|\d{1,2}\s?월))"
+)
+_DURATION_EN = re.compile(
+    rf"(?i)\b(?:(?P<y>{_EN_COUNT}|\d+\.\d+)(?P<yh>\s+and\s+a\s+half)?\s*-?\s*(?:years?|yrs?)"
+    r"(?P<yh2>\s+and\s+a\s+half)?"
+    rf"(?:,?\s*(?:and\s+)?(?P<m>{_EN_COUNT})\s*(?:months?|mos?)\b)?"
+    rf"|(?P<m2>{_EN_COUNT}|\d+\.\d+)\s*-?\s*(?:months?|mos?)\b|(?P<half>half\s+a\s+year))"
+    r"(?!\s+ago)"
+)
+
+
+def parse_duration_months(text: str) -> int | None:
+    """A length of time in whole months ('3년 6개월' -> 42, '1년 반' -> 18), None when none or several."""
+    found: list[Match] = []
+    for pattern in (_DURATION_KO, _DURATION_EN):
+        for m in pattern.finditer(text):
+            months = _duration_value(m)
+            if months is not None:
+                found.append(Match(_to_int(months), m.start(), m.end()))
+    value = _single(found)
+    return value if isinstance(value, int) else None
+
+
+_UNIT_WORD = re.compile(r"\s?(?:개월|달|년)$")
+
+
+def _duration_value(m: re.Match[str]) -> Decimal | None:
+    """Months in one duration match; None for a calendar year such as '2024년'."""
+    if m["half"]:
+        return Decimal(6)
+    years = _any_number(_UNIT_WORD.sub("", m["y"])) if m["y"] else Decimal(0)
+    month_text = m["m"] or m["m2"]
+    months = _any_number(_UNIT_WORD.sub("", month_text)) if month_text else Decimal(0)
+    if years is None or months is None or years >= 100:
+        return None
+    half_year = Decimal(6) if m["yh"] or (m.re is _DURATION_EN and m["yh2"]) else Decimal(0)
+    half_month = Decimal("0.5") if m.re is _DURATION_KO and (m["mh"] or m["mh2"]) else Decimal(0)
+    return years * 12 + half_year + months + half_month

@@ -1,0 +1,248 @@
+"""The real python-telegram-bot Application (the product's `run_bot`) against a fake Bot API.
+
+Everything runs for real: the durable poller, the inbox, the engine, the graph on SQLite files,
+HTTP to a fake Telegram server on 127.0.0.1. One test kills the bot process with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import Settings
+from bot.telegram_app import run_bot, split_text
+from tests.fakes.bot_api import FakeBotApi
+
+CHAT = 5001
+ADMIN = 9001
+INTAKE_BOT = Path(sys.executable).parent / "intake-bot"
+
+
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx honours proxy variables even for loopback; the fake is local."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+@pytest.fixture
+async def fake():
+    async with FakeBotApi() as server:
+        yield server
+
+
+class Bot:
+    """The product's bot running in this process, restartable."""
+
+    def __init__(self, fake: FakeBotApi, data_dir: Path) -> None:
+        self.settings = Settings(
+            intake_data_dir=data_dir,
+            telegram_bot_token=fake.token,
+            telegram_api_url=f"{fake.url}/bot",
+            admin_ids=str(ADMIN),
+            _env_file=None,
+        )
+        self.task: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        self.stop_event = asyncio.Event()
+        self.task = asyncio.create_task(run_bot(self.settings, self.stop_event))
+
+    async def stop(self) -> None:
+        self.stop_event.set()
+        await asyncio.wait_for(self.task, 15)
+
+
+def texts(fake: FakeBotApi, chat: int) -> list[str]:
+    return [m.get("text") or m.get("caption") or "" for m in fake.messages(chat)]
+
+
+async def wait_text(fake: FakeBotApi, chat: int, needle: str, *, after: int = 0, timeout: float = 20) -> dict:
+    """Wait for a bot message (the index-th onwards) containing `needle`; return it."""
+    await fake.wait_for(lambda: any(needle in t for t in texts(fake, chat)[after:]), timeout, what=needle)
+    return next(m for m in fake.messages(chat)[after:] if needle in (m.get("text") or ""))
+
+
+def buttons(message: dict) -> list[str]:
+    return [b["callback_data"] for row in message.get("reply_markup", {}).get("inline_keyboard", []) for b in row]
+
+
+@pytest.mark.slow
+async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(fake: FakeBotApi, tmp_path: Path, knowledge) -> None:
+    bot = Bot(fake, tmp_path / "data")
+    await bot.start()
+    fake.push_command(CHAT, "start")
+    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"))
+    assert knowledge.message("privacy_notice", "ko") in texts(fake, CHAT)
+    assert "typing" in fake.chat_actions(CHAT)
+
+    seen = len(fake.messages(CHAT))
+    fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    question = knowledge.k2.field("LOAN", "repayment_date").question.ko
+    await wait_text(fake, CHAT, question, after=seen)
+
+    # Restart the bot between two answers: the intake continues at the same question.
+    await bot.stop()
+    await bot.start()
+    seen = len(fake.messages(CHAT))
+    fake.push_text(CHAT, "올해 6월")
+    evidence_q = await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence").question.ko, after=seen)
+    assert buttons(evidence_q)[:2] == ["a:evidence:yes", "a:evidence:no"]
+
+    # A button press: answered, the pressed message marked, the next question asked.
+    seen = len(fake.messages(CHAT))
+    press = fake.push_callback(CHAT, "a:evidence:yes", message_id=evidence_q["message_id"])
+    type_q = await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence_type").question.ko, after=seen)
+    assert fake.callback_answer(press) is not None
+    marked = next(m for m in fake.messages(CHAT) if m["message_id"] == evidence_q["message_id"])
+    assert "✔" in marked["text"] and not buttons(marked)
+    assert "a:evidence_type:messages" in buttons(type_q)
+
+    # The same button pressed again on the old message: a polite reply, nothing changes.
+    seen = len(fake.messages(CHAT))
+    fake.push_callback(CHAT, "a:evidence:yes", message_id=evidence_q["message_id"], check_button=False)
+    await wait_text(fake, CHAT, knowledge.message("already_answered", "ko"), after=seen)
+
+    # A sticker where text is asked.
+    seen = len(fake.messages(CHAT))
+    fake.push_sticker(CHAT)
+    await wait_text(fake, CHAT, knowledge.message("not_text", "ko"), after=seen)
+
+    # The evidence photo completes the intake; the same update delivered twice counts once.
+    seen = len(fake.messages(CHAT))
+    photo_id = fake.push_photo(CHAT, caption="카톡 캡처")
+    await wait_text(fake, CHAT, knowledge.message("completed", "ko"), after=seen)
+    await fake.wait_for(lambda: fake.confirmed_up_to >= photo_id, 10, what="photo confirmed")
+    count = len(fake.messages(CHAT))
+    await bot.stop()
+
+    conn = sqlite3.connect(tmp_path / "data" / "records.db")
+    evidence = conn.execute("select kind, caption from caseevidence").fetchall()
+    assert evidence == [("photo", "카톡 캡처")]
+    status = conn.execute("select status, completion_rate from chatsession").fetchall()
+    assert status == [("completed", 1.0)]
+    conn.close()
+
+    # Admin export as a file; a non-admin learns nothing.
+    await bot.start()
+    fake.push_command(CHAT, "export", "json")
+    await wait_text(fake, CHAT, knowledge.message("admin_only", "ko"), after=count)
+    fake.push_command(ADMIN, "export", "json", user_id=ADMIN)
+    await fake.wait_for(lambda: fake.documents(ADMIN), 20, what="export document")
+    rows = json.loads(fake.documents(ADMIN)[0]["content"])
+    assert [(r["sub_case_type"], r["status"]) for r in rows] == [("LOAN", "completed")]
+    assert rows[0]["facts"]["evidence_type"] == ["photo"]
+    await bot.stop()
+
+
+@pytest.mark.slow
+async def test_duplicate_update_is_processed_once_and_bursts_are_answered_in_order(fake: FakeBotApi, tmp_path: Path, knowledge) -> None:
+    bot = Bot(fake, tmp_path / "data")
+    await bot.start()
+    fake.push_text(CHAT, "안녕하세요")
+    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"))
+    await bot.stop()
+
+    # Telegram delivers the same update twice (same update_id): it is processed once.
+    update_id = fake.confirmed_up_to + 50
+    user = {"id": CHAT, "is_bot": False, "first_name": "Test", "language_code": "ko"}
+    update = {
+        "update_id": update_id,
+        "message": {
+            "message_id": 900, "date": 1_790_000_000, "from": user,
+            "chat": {"id": CHAT, "type": "private", "first_name": "Test"}, "text": "친구한테 돈을 빌려줬는데 안 갚아요",
+        },
+    }
+    seen = len(fake.messages(CHAT))
+    fake.push_update(update)
+    fake.push_update(update)
+    await bot.start()
+    await fake.wait_for(lambda: len(fake.messages(CHAT)) > seen, 20, what="reply to the duplicated update")
+    await fake.wait_for(lambda: fake.confirmed_up_to >= update_id, 10, what="confirmation")
+    await asyncio.sleep(0.5)
+    records = tmp_path / "data" / "records.db"
+    conn = sqlite3.connect(records)
+    assert conn.execute("select count(*) from inboxupdate where update_id = ?", (update_id,)).fetchone() == (1,)
+    assert conn.execute("select count(*) from chatturn where user_text like '친구한테%'").fetchone() == (1,)
+    conn.close()
+    count = len(fake.messages(CHAT))
+
+    # Three messages sent at once in another chat are answered in order.
+    other = CHAT + 1
+    fake.push_command(other, "lang", "en")
+    fake.push_command(other, "help")
+    fake.push_command(other, "status")
+    await fake.wait_for(lambda: len(fake.messages(other)) >= 3, 20, what="three replies")
+    replies = texts(fake, other)
+    assert replies[0] == knowledge.message("lang_set", "en")
+    assert replies[1] == knowledge.message("help", "en")
+    assert replies[2] == knowledge.message("status_none", "en")
+    assert len(fake.messages(CHAT)) == count
+    await bot.stop()
+
+
+def test_split_text_keeps_every_character_and_the_limit() -> None:
+    paragraph = "가나다라 마바사 " * 300
+    text = "\n\n".join([paragraph] * 4)
+    parts = split_text(text, limit=4096)
+    assert all(len(p) <= 4096 for p in parts)
+    assert "".join(parts).replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(" ", "")
+    assert split_text("짧은 글") == ["짧은 글"]
+
+
+@pytest.mark.slow
+async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(fake: FakeBotApi, tmp_path: Path, knowledge) -> None:
+    env = {
+        **os.environ,
+        "INTAKE_DATA_DIR": str(tmp_path / "data"),
+        "TELEGRAM_BOT_TOKEN": fake.token,
+        "TELEGRAM_API_URL": f"{fake.url}/bot",
+        "ADMIN_IDS": str(ADMIN),
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+
+    def launch() -> subprocess.Popen:
+        return subprocess.Popen([str(INTAKE_BOT), "run"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    proc = launch()
+    try:
+        fake.push_text(CHAT, "사장님이 석 달째 월급을 안 줘요. 퇴직금도 못 받았어요")
+        first_q = knowledge.k2.field("WAGE_ARREARS", "counterparty").question.ko
+        await wait_text(fake, CHAT, first_q, timeout=60)
+        seen = len(fake.messages(CHAT))
+        fake.push_text(CHAT, "OO식당 사장 박민수")
+        await wait_text(fake, CHAT, knowledge.k2.field("WAGE_ARREARS", "employment_start").question.ko, after=seen)
+        # The next answer is confirmed to Telegram and the process is killed at once.
+        answer_id = fake.push_text(CHAT, "2023년 1월에 입사했어요")
+        await fake.wait_for(lambda: fake.confirmed_up_to >= answer_id or len(fake.messages(CHAT)) > seen + 1, 20)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+
+        proc = launch()
+        end_q = knowledge.k2.field("WAGE_ARREARS", "employment_end").question.ko
+        await wait_text(fake, CHAT, end_q, after=seen, timeout=60)
+        seen = len(fake.messages(CHAT))
+        fake.push_text(CHAT, "올해 9월에 그만뒀어요")
+        await wait_text(fake, CHAT, knowledge.k2.field("WAGE_ARREARS", "amount").question.ko, after=seen, timeout=30)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    conn = sqlite3.connect(tmp_path / "data" / "records.db")
+    facts = dict(conn.execute("select key, value_json from casefact").fetchall())
+    conn.close()
+    assert json.loads(facts["employment_start"]) == "2023-01"
+    assert json.loads(facts["employment_end"]) == "2026-09"
+    assert "박민수" in json.loads(facts["counterparty"])
+    assert json.loads(facts["severance_unpaid"]) is True or "severance_unpaid" not in facts
