@@ -36,7 +36,17 @@ DESCRIPTIONS = [
     "중고거래 사기를 당했어요. 50만원 보냈는데 물건이 안 와요",
     "남편과 이혼하고 싶어요. 결혼한 지 10년 됐고 아이가 둘이에요",
 ]
-ANSWERS = ["모르겠어요", "네", "2024년 5월", "300만원", "카톡이랑 녹음 있어요", "아니요", "김영희", "2명", "3년"]
+ANSWERS = [
+    "모르겠어요",
+    "네",
+    "2024년 5월",
+    "300만원",
+    "카톡이랑 녹음 있어요",
+    "아니요",
+    "김영희",
+    "2명",
+    "3년",
+]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -86,7 +96,9 @@ async def engine_long_chat_bytes(engine: Engine, data_dir: Path) -> tuple[int, i
 
             session = await repo.open_session(engine=engine.records, chat_id=chat)
             before = await thread_bytes(conn, session.id) if session else 0
-            await engine.handle(Inbound(chat_id=chat, kind="text", text=line, at=NOW + timedelta(minutes=i)))
+            await engine.handle(
+                Inbound(chat_id=chat, kind="text", text=line, at=NOW + timedelta(minutes=i))
+            )
             session = await repo.open_session(engine=engine.records, chat_id=chat)
             sizes.append(await thread_bytes(conn, session.id) - before)
     finally:
@@ -98,14 +110,21 @@ async def bench_engine(chats: int, turns: int, durability: str) -> dict[str, Any
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(intake_data_dir=Path(tmp), intake_durability=durability, _env_file=None)
         engine = await Engine.open(settings)
-        await engine.handle(Inbound(chat_id=-1, kind="text", text="워밍업: 친구가 돈을 안 갚아요", at=NOW))
+        await engine.handle(
+            Inbound(chat_id=-1, kind="text", text="워밍업: 친구가 돈을 안 갚아요", at=NOW)
+        )
         latencies: list[float] = []
         start = time.perf_counter()
         await asyncio.gather(*(engine_chat(engine, c, turns, latencies) for c in range(chats)))
         elapsed = time.perf_counter() - start
         first, thirtieth = await engine_long_chat_bytes(engine, Path(tmp))
         await engine.close()
-    return {"turns": len(latencies), "elapsed": elapsed, "latencies": latencies, "bytes": (first, thirtieth)}
+    return {
+        "turns": len(latencies),
+        "elapsed": elapsed,
+        "latencies": latencies,
+        "bytes": (first, thirtieth),
+    }
 
 
 # --- the baseline: a bare one-node graph ---------------------------------------------------
@@ -154,10 +173,19 @@ async def bench_bare(chats: int, turns: int, durability: str) -> dict[str, Any]:
         config = {"configurable": {"thread_id": "long"}}
         for i in range(30):
             before = await thread_bytes(conn, "long")
-            await graph.ainvoke({"turn": 0} if i == 0 else Command(resume=f"answer {i}"), config, durability=durability)
+            await graph.ainvoke(
+                {"turn": 0} if i == 0 else Command(resume=f"answer {i}"),
+                config,
+                durability=durability,
+            )
             sizes.append(await thread_bytes(conn, "long") - before)
         await conn.close()
-    return {"turns": len(latencies), "elapsed": elapsed, "latencies": latencies, "bytes": (sizes[0], sizes[29])}
+    return {
+        "turns": len(latencies),
+        "elapsed": elapsed,
+        "latencies": latencies,
+        "bytes": (sizes[0], sizes[29]),
+    }
 
 
 def row(name: str, r: dict[str, Any]) -> list[str]:
@@ -186,10 +214,17 @@ async def main() -> None:
     for i in range(1, 6):
         a, b = float(rows[0][i]), float(rows[1][i])
         ratio.append(f"{a / b:.2f}x" if b else "-")
-    print(f"{args.chats} chats x {args.turns} turns, durability={args.durability}, {engine['turns']} engine turns")
+    print(
+        f"{args.chats} chats x {args.turns} turns, durability={args.durability}, {engine['turns']} engine turns"
+    )
     widths = [max(len(r[i]) for r in (header, *rows, ratio)) for i in range(len(header))]
     for r in (header, *rows, ratio):
-        print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(r, widths, strict=True))))
+        print(
+            "  ".join(
+                cell.rjust(w) if i else cell.ljust(w)
+                for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ from bot.config import Settings
 def setup_logging(level: str) -> None:
     """Operator logs: time, level, logger, message (ids and states only, never message text)."""
     logging.basicConfig(
-        level=level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr
+        level=level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
     )
     for noisy in ("httpx", "httpcore", "aiosqlite", "telegram.ext.Application"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
@@ -61,7 +63,9 @@ async def _export(settings: Settings, args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `intake-bot` console script."""
-    parser = argparse.ArgumentParser(prog="intake-bot", description="Legal intake bot (Telegram and console).")
+    parser = argparse.ArgumentParser(
+        prog="intake-bot", description="Legal intake bot (Telegram and console)."
+    )
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("run", help="run the Telegram bot (long polling)")
     chat = sub.add_parser("chat", help="offline console chat with the same engine and database")
@@ -69,7 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     chat.add_argument("--chat-id", type=int, default=1, help="conversation to use (default 1)")
     exp = sub.add_parser("export", help="export intake summaries")
     exp.add_argument("--format", choices=["json", "csv", "md"], default="json")
-    exp.add_argument("--all", action="store_true", help="include open intakes with their missing fields")
+    exp.add_argument(
+        "--all", action="store_true", help="include open intakes with their missing fields"
+    )
     exp.add_argument("--out", help="file to write (standard output without it)")
     args = parser.parse_args(argv)
 

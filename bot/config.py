@@ -17,7 +17,9 @@ class Settings(BaseSettings):
 
     intake_data_dir: Path = Field(Path("./data"), description="SQLite files and the index")
     telegram_bot_token: str | None = None
-    telegram_api_url: str | None = Field(None, description="custom Bot API base_url, e.g. http://localhost:8081/bot")
+    telegram_api_url: str | None = Field(
+        None, description="custom Bot API base_url, e.g. http://localhost:8081/bot"
+    )
     admin_ids: str = Field("", description="comma-separated Telegram user ids of staff")
     intake_default_lang: Literal["ko", "en"] = "ko"
     intake_log_level: str = "INFO"

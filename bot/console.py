@@ -23,11 +23,15 @@ def parse_line(line: str, chat_id: int) -> Inbound:
             obj = None
     if isinstance(obj, dict):
         if "choice" in obj:
-            return Inbound(chat_id=chat_id, kind="choice", data=str(obj["choice"]), user_id=CONSOLE_USER_ID)
+            return Inbound(
+                chat_id=chat_id, kind="choice", data=str(obj["choice"]), user_id=CONSOLE_USER_ID
+            )
         if "command" in obj:
             return parse_command(str(obj["command"]), chat_id)
         if "text" in obj:
-            return Inbound(chat_id=chat_id, kind="text", text=str(obj["text"]), user_id=CONSOLE_USER_ID)
+            return Inbound(
+                chat_id=chat_id, kind="text", text=str(obj["text"]), user_id=CONSOLE_USER_ID
+            )
     if stripped.startswith("/") and len(stripped) > 1:
         return parse_command(stripped, chat_id)
     return Inbound(chat_id=chat_id, kind="text", text=line.rstrip("\n"), user_id=CONSOLE_USER_ID)
@@ -36,17 +40,31 @@ def parse_line(line: str, chat_id: int) -> Inbound:
 def parse_command(text: str, chat_id: int) -> Inbound:
     """'/export json all' -> command 'export' with args."""
     name, *args = text.strip().lstrip("/").split()
-    return Inbound(chat_id=chat_id, kind="command", command=name.split("@")[0], args=tuple(args), user_id=CONSOLE_USER_ID)
+    return Inbound(
+        chat_id=chat_id,
+        kind="command",
+        command=name.split("@")[0],
+        args=tuple(args),
+        user_id=CONSOLE_USER_ID,
+    )
 
 
 def reply_json(reply: Reply) -> str:
     """One output line of --jsonl mode."""
     messages = [
-        {"text": m["text"], "choices": [{"label": c["label"], "data": c["data"]} for c in m.get("choices", [])]}
+        {
+            "text": m["text"],
+            "choices": [{"label": c["label"], "data": c["data"]} for c in m.get("choices", [])],
+        }
         for m in reply.messages
     ]
     return json.dumps(
-        {"messages": messages, "field": reply.field, "progress": reply.progress, "state": reply.state},
+        {
+            "messages": messages,
+            "field": reply.field,
+            "progress": reply.progress,
+            "state": reply.state,
+        },
         ensure_ascii=False,
     )
 
@@ -63,12 +81,21 @@ def print_human(reply: Reply, out: TextIO) -> list[dict[str, str]]:
     return choices
 
 
-async def run_console(engine: Engine, *, chat_id: int, jsonl: bool, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout) -> None:
+async def run_console(
+    engine: Engine,
+    *,
+    chat_id: int,
+    jsonl: bool,
+    stdin: TextIO = sys.stdin,
+    stdout: TextIO = sys.stdout,
+) -> None:
     """Read lines until EOF; the conversation stays resumable."""
     loop = asyncio.get_running_loop()
     choices: list[dict[str, str]] = []
     if not jsonl:
-        stdout.write("intake-bot console — type your answer, a number to pick a choice, /help, Ctrl-D to quit\n")
+        stdout.write(
+            "intake-bot console — type your answer, a number to pick a choice, /help, Ctrl-D to quit\n"
+        )
         choices = print_human(await engine.handle(parse_command("/start", chat_id)), stdout)
     while True:
         if not jsonl:
@@ -84,7 +111,12 @@ async def run_console(engine: Engine, *, chat_id: int, jsonl: bool, stdin: TextI
             continue
         text = line.strip()
         if text.isdigit() and choices and 1 <= int(text) <= len(choices):
-            inbound = Inbound(chat_id=chat_id, kind="choice", data=choices[int(text) - 1]["data"], user_id=CONSOLE_USER_ID)
+            inbound = Inbound(
+                chat_id=chat_id,
+                kind="choice",
+                data=choices[int(text) - 1]["data"],
+                user_id=CONSOLE_USER_ID,
+            )
         else:
             inbound = parse_line(line, chat_id)
         choices = print_human(await engine.handle(inbound), stdout)

@@ -140,7 +140,12 @@ class Engine:
                 await self._turn(inbound, reply)
             log.info(
                 "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
-                inbound.chat_id, inbound.kind, reply.state, reply.field, reply.progress, len(reply.messages),
+                inbound.chat_id,
+                inbound.kind,
+                reply.state,
+                reply.field,
+                reply.progress,
+                len(reply.messages),
             )
             return reply
 
@@ -157,20 +162,27 @@ class Engine:
                 reply.state = "COMPLETED"
                 return
             session = await repo.create_session(
-                engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id, domain=self.spec.name
+                engine=self.records,
+                chat_id=inbound.chat_id,
+                user_id=inbound.user_id,
+                domain=self.spec.name,
             )
             log.info("chat=%s session=%s started", inbound.chat_id, session.id)
         config = {"configurable": {"thread_id": session.id}}
         snapshot = await self.graph.aget_state(config)
         node, asked = self._waiting(snapshot)
-        if snapshot.values and inbound.input_id and snapshot.values.get("last_input_id") == inbound.input_id:
+        if (
+            snapshot.values
+            and inbound.input_id
+            and snapshot.values.get("last_input_id") == inbound.input_id
+        ):
             # A replay of an input the graph already consumed (a crash came before it was
             # marked processed): answer with where the intake stands, do not feed it again.
-            self._prompt(snapshot.values, node, reply)
+            self._prompt(snapshot.values, node, asked, reply)
             return
         user_input = self._precheck(inbound, reply, node, asked)
         if user_input is None:
-            self._prompt(snapshot.values or {}, node or "INIT", reply)
+            self._prompt(snapshot.values or {}, node or "INIT", asked, reply)
             return
         context = Context(knowledge=kn, brain=self.brain, lang=lang, now=inbound.at)
         payload: Any
@@ -186,15 +198,23 @@ class Engine:
         if interrupts:
             waiting = interrupts[0].value
             reply.messages += waiting["messages"]
-            reply.field, reply.progress, reply.state = waiting["field"], waiting["progress"], waiting["state"]
+            reply.field, reply.progress, reply.state = (
+                waiting["field"],
+                waiting["progress"],
+                waiting["state"],
+            )
         else:
             reply.messages += result.get("outbox", [])
             reply.state, reply.field = "COMPLETED", None
-            reply.progress = round(100 * self.spec.snapshot(kn, result, "COMPLETED")["completion_rate"])
+            reply.progress = round(
+                100 * self.spec.snapshot(kn, result, "COMPLETED")["completion_rate"]
+            )
         values = {k: v for k, v in result.items() if k != "__interrupt__"}
         await self._write_records(session.id, values, reply.state, asked, inbound, reply)
 
-    def _precheck(self, inbound: Inbound, reply: Reply, node: str | None, asked: str | None) -> dict[str, Any] | None:
+    def _precheck(
+        self, inbound: Inbound, reply: Reply, node: str | None, asked: str | None
+    ) -> dict[str, Any] | None:
         """Turn a message into graph input, or answer bad input here and return None."""
         kn, lang = self.knowledge, reply.lang
         base = {"id": inbound.input_id} if inbound.input_id else {}
@@ -206,8 +226,15 @@ class Engine:
         if inbound.kind == "file":
             return {**base, "kind": "file", "file": inbound.file or {}}
         if inbound.kind == "choice":
-            if node in ("FACT_COLLECTION", "RE_QUESTION") and not inbound.data.startswith(f"a:{asked}:"):
-                reply.add(kn.message("already_answered" if inbound.data.startswith("a:") else "stale_button", lang))
+            if node in ("FACT_COLLECTION", "RE_QUESTION") and not inbound.data.startswith(
+                f"a:{asked}:"
+            ):
+                reply.add(
+                    kn.message(
+                        "already_answered" if inbound.data.startswith("a:") else "stale_button",
+                        lang,
+                    )
+                )
                 return None
             if node != "CONFIRM_CASE_TYPE" and not inbound.data.startswith("a:"):
                 reply.add(kn.message("stale_button", lang))
@@ -226,24 +253,45 @@ class Engine:
         return {**base, "kind": "text", "text": text}
 
     async def _write_records(
-        self, session_id: str, values: dict[str, Any], node: str, asked: str | None, inbound: Inbound, reply: Reply
+        self,
+        session_id: str,
+        values: dict[str, Any],
+        node: str,
+        asked: str | None,
+        inbound: Inbound,
+        reply: Reply,
     ) -> None:
         """Write the records from the graph state; retried, and on failure logged (the checkpoint holds it)."""
         snapshot = self.spec.snapshot(self.knowledge, values, node)
         bot_text = "\n\n".join(m["text"] for m in reply.messages)
-        user_text = inbound.text if inbound.kind == "text" else inbound.data or (inbound.file or {}).get("kind", "")
+        user_text = (
+            inbound.text
+            if inbound.kind == "text"
+            else inbound.data or (inbound.file or {}).get("kind", "")
+        )
         for attempt, pause in enumerate((*RECORD_RETRIES, None), start=1):
             try:
                 await repo.sync_case(engine=self.records, session_id=session_id, snapshot=snapshot)
                 await repo.add_turn(
-                    engine=self.records, session_id=session_id, field=asked, user_text=user_text[:MAX_INPUT_CHARS], bot_text=bot_text
+                    engine=self.records,
+                    session_id=session_id,
+                    field=asked,
+                    user_text=user_text[:MAX_INPUT_CHARS],
+                    bot_text=bot_text,
                 )
                 return
             except Exception as exc:  # noqa: BLE001 - any storage failure is retried, then logged
                 if pause is None:
-                    log.error("session=%s records not written after %d attempts: %s", session_id, attempt, type(exc).__name__)
+                    log.error(
+                        "session=%s records not written after %d attempts: %s",
+                        session_id,
+                        attempt,
+                        type(exc).__name__,
+                    )
                     return
-                log.warning("session=%s records write failed (%s), retrying", session_id, type(exc).__name__)
+                log.warning(
+                    "session=%s records write failed (%s), retrying", session_id, type(exc).__name__
+                )
                 await asyncio.sleep(pause)
 
     # --- helpers ------------------------------------------------------------------------------
@@ -258,14 +306,16 @@ class Engine:
             return "COMPLETED", None
         return None, None
 
-    def _prompt(self, values: dict[str, Any], node: str | None, reply: Reply) -> None:
+    def _prompt(
+        self, values: dict[str, Any], node: str | None, asked: str | None, reply: Reply
+    ) -> None:
         """Repeat the current question in the chat's language."""
         if node is None:
             return
-        message = self.spec.current_prompt(self.knowledge, values, node, reply.lang)
+        message = self.spec.current_prompt(self.knowledge, values, node, asked, reply.lang)
         if message:
             reply.messages.append(message)
-        reply.state, reply.field = node, values.get("asking") if node in ("FACT_COLLECTION", "RE_QUESTION") else None
+        reply.state, reply.field = node, asked
         snap = self.spec.snapshot(self.knowledge, values, node)
         reply.progress = round(100 * snap["completion_rate"])
 
@@ -281,14 +331,15 @@ class Engine:
         await repo.set_lang(engine=self.records, chat_id=inbound.chat_id, lang=lang)
         return lang
 
-    async def _current(self, chat_id: int) -> tuple[Any, dict[str, Any], str | None]:
-        """(open session, its state values, waiting node)."""
+    async def _current(
+        self, chat_id: int
+    ) -> tuple[Any, dict[str, Any], tuple[str | None, str | None]]:
+        """(open session, its state values, (waiting node, field asked))."""
         session = await repo.open_session(engine=self.records, chat_id=chat_id)
         if session is None:
-            return None, {}, None
+            return None, {}, (None, None)
         snapshot = await self.graph.aget_state({"configurable": {"thread_id": session.id}})
-        node, _ = self._waiting(snapshot)
-        return session, snapshot.values or {}, node
+        return session, snapshot.values or {}, self._waiting(snapshot)
 
     async def _start_new(self, inbound: Inbound, reply: Reply) -> None:
         """Close any open intake and start a fresh one with the greeting."""
@@ -296,9 +347,15 @@ class Engine:
         if session is not None:
             await repo.close_session(engine=self.records, session_id=session.id, status="cancelled")
         await repo.create_session(
-            engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id, domain=self.spec.name
+            engine=self.records,
+            chat_id=inbound.chat_id,
+            user_id=inbound.user_id,
+            domain=self.spec.name,
         )
-        await self._turn(Inbound(chat_id=inbound.chat_id, kind="start", user_id=inbound.user_id, at=inbound.at), reply)
+        await self._turn(
+            Inbound(chat_id=inbound.chat_id, kind="start", user_id=inbound.user_id, at=inbound.at),
+            reply,
+        )
 
     # --- commands -----------------------------------------------------------------------------
 
@@ -309,10 +366,10 @@ class Engine:
         if name in ("export", "sessions"):
             await self._admin(inbound, reply)
             return
-        session, values, node = await self._current(chat_id)
+        session, values, where = await self._current(chat_id)
         if name == "start":
             if session is not None and values:
-                snap = self.spec.snapshot(kn, values, node or "INIT")
+                snap = self.spec.snapshot(kn, values, where[0] or "INIT")
                 reply.add(
                     kn.message("resume_offer", lang, percent=round(100 * snap["completion_rate"])),
                     [
@@ -320,7 +377,7 @@ class Engine:
                         {"label": kn.message("btn_restart", lang), "data": "cmd:restart"},
                     ],
                 )
-                reply.state = node
+                reply.state = where[0]
             else:
                 await self._start_new(inbound, reply)
         elif name == "new":
@@ -328,57 +385,75 @@ class Engine:
             await self._start_new(inbound, reply)
         elif name == "cancel":
             if session is not None:
-                await repo.close_session(engine=self.records, session_id=session.id, status="cancelled")
+                await repo.close_session(
+                    engine=self.records, session_id=session.id, status="cancelled"
+                )
                 log.info("chat=%s session=%s cancelled", chat_id, session.id)
             reply.add(kn.message("cancelled", lang))
         elif name == "help":
             reply.add(kn.message("help", lang))
-            self._prompt(values, node, reply)
+            self._prompt(values, *where, reply)
         elif name == "status":
-            reply.add(self.spec.status_text(kn, values, lang) if session else kn.message("status_none", lang))
-            self._prompt(values, node, reply)
+            reply.add(
+                self.spec.status_text(kn, values, lang)
+                if session
+                else kn.message("status_none", lang)
+            )
+            self._prompt(values, *where, reply)
         elif name == "summary":
             await self._summary(chat_id, reply)
         elif name == "lang":
             choice = inbound.args[0].lower() if inbound.args else ""
             if choice in ("ko", "en"):
-                await self._set_lang(chat_id, choice, reply, values, node)
+                await self._set_lang(chat_id, choice, reply, values, where)
             else:
                 reply.add(
                     kn.message("lang_choose", lang),
-                    [{"label": "한국어", "data": "lang:ko"}, {"label": "English", "data": "lang:en"}],
+                    [
+                        {"label": "한국어", "data": "lang:ko"},
+                        {"label": "English", "data": "lang:en"},
+                    ],
                 )
         else:
             reply.add(kn.message("unknown_command", lang))
-            self._prompt(values, node, reply)
+            self._prompt(values, *where, reply)
 
     async def _control_button(self, inbound: Inbound, reply: Reply) -> None:
         """Buttons that steer the conversation: continue / start over / language."""
         kn = self.knowledge
-        session, values, node = await self._current(inbound.chat_id)
+        session, values, where = await self._current(inbound.chat_id)
         if inbound.data.startswith("lang:") and inbound.data[5:] in ("ko", "en"):
-            await self._set_lang(inbound.chat_id, inbound.data[5:], reply, values, node)
+            await self._set_lang(inbound.chat_id, inbound.data[5:], reply, values, where)
         elif inbound.data == "cmd:continue" and session is not None:
             reply.add(kn.message("continued", reply.lang))
-            self._prompt(values, node, reply)
+            self._prompt(values, *where, reply)
         elif inbound.data == "cmd:restart" and session is not None:
             reply.add(kn.message("restarted", reply.lang))
             await self._start_new(inbound, reply)
         else:
             reply.add(kn.message("stale_button", reply.lang))
-            self._prompt(values, node, reply)
+            self._prompt(values, *where, reply)
 
-    async def _set_lang(self, chat_id: int, lang: str, reply: Reply, values: dict[str, Any], node: str | None) -> None:
+    async def _set_lang(
+        self,
+        chat_id: int,
+        lang: str,
+        reply: Reply,
+        values: dict[str, Any],
+        where: tuple[str | None, str | None],
+    ) -> None:
         await repo.set_lang(engine=self.records, chat_id=chat_id, lang=lang)
         reply.lang = lang
         reply.add(self.knowledge.message("lang_set", lang))
-        self._prompt(values, node, reply)
+        self._prompt(values, *where, reply)
 
     async def _summary(self, chat_id: int, reply: Reply) -> None:
         """/summary: the latest session's summary, or where it stands."""
         kn, lang = self.knowledge, reply.lang
         latest = await repo.latest_session(engine=self.records, chat_id=chat_id)
-        summary = await repo.get_summary(engine=self.records, session_id=latest.id) if latest else None
+        summary = (
+            await repo.get_summary(engine=self.records, session_id=latest.id) if latest else None
+        )
         if summary is not None:
             reply.add(summary.summary_text)
         else:
@@ -402,8 +477,13 @@ class Engine:
                 case = record["sub_case_type"] or "-"
                 lines.append(
                     kn.message(
-                        "sessions_line", lang, chat=s.chat_id, case=case, percent=round(100 * s.completion_rate),
-                        state=s.current_state, updated=s.updated_at.strftime("%Y-%m-%d %H:%M"),
+                        "sessions_line",
+                        lang,
+                        chat=s.chat_id,
+                        case=case,
+                        percent=round(100 * s.completion_rate),
+                        state=s.current_state,
+                        updated=s.updated_at.strftime("%Y-%m-%d %H:%M"),
                     )
                 )
             reply.add("\n".join(lines))
@@ -417,5 +497,7 @@ class Engine:
         content = export.render(rows, fmt)
         stamp = inbound.at.strftime("%Y%m%d-%H%M%S")
         caption = kn.message("export_caption", lang, count=len(rows), fmt=fmt)
-        reply.documents.append(Document(f"intake-export-{stamp}.{fmt}", content.encode("utf-8"), caption))
+        reply.documents.append(
+            Document(f"intake-export-{stamp}.{fmt}", content.encode("utf-8"), caption)
+        )
         reply.add(caption)

@@ -12,8 +12,18 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from db import repo
 
 EXPORT_KEYS = (
-    "session_id", "chat_id", "domain", "status", "case_type", "sub_case_type", "facts",
-    "missing_fields", "summary_text", "structured", "created_at", "completed_at",
+    "session_id",
+    "chat_id",
+    "domain",
+    "status",
+    "case_type",
+    "sub_case_type",
+    "facts",
+    "missing_fields",
+    "summary_text",
+    "structured",
+    "created_at",
+    "completed_at",
 )
 
 
@@ -24,7 +34,9 @@ async def collect(*, engine: AsyncEngine, include_open: bool) -> list[dict[str, 
     rows = []
     for session in sessions:
         record = await repo.case_record(engine=engine, session=session)
-        rows.append({key: record[key] for key in EXPORT_KEYS} | {"evidence_files": record["evidence_files"]})
+        rows.append(
+            {key: record[key] for key in EXPORT_KEYS} | {"evidence_files": record["evidence_files"]}
+        )
     return rows
 
 
@@ -38,18 +50,28 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
         writer.writeheader()
         for row in rows:
             writer.writerow(
-                {k: json.dumps(v, ensure_ascii=False) if isinstance(v, dict | list) else v for k, v in row.items()}
+                {
+                    k: json.dumps(v, ensure_ascii=False) if isinstance(v, dict | list) else v
+                    for k, v in row.items()
+                }
             )
         return out.getvalue()
     if fmt == "md":
         parts = []
         for row in rows:
-            parts.append(f"## {row['sub_case_type'] or '-'} · {row['status']} · chat {row['chat_id']}")
-            parts.append(f"- session: `{row['session_id']}`  created: {row['created_at']}  completed: {row['completed_at'] or '-'}")
+            parts.append(
+                f"## {row['sub_case_type'] or '-'} · {row['status']} · chat {row['chat_id']}"
+            )
+            parts.append(
+                f"- session: `{row['session_id']}`  created: {row['created_at']}  completed: {row['completed_at'] or '-'}"
+            )
             if row["missing_fields"]:
                 parts.append(f"- missing: {', '.join(row['missing_fields'])}")
             parts.append("")
-            parts.append(row["summary_text"] or "```\n" + json.dumps(row["facts"], ensure_ascii=False, indent=2) + "\n```")
+            parts.append(
+                row["summary_text"]
+                or "```\n" + json.dumps(row["facts"], ensure_ascii=False, indent=2) + "\n```"
+            )
             parts.append("")
         return "\n".join(parts)
     raise ValueError(f"unknown export format {fmt!r}")

@@ -78,7 +78,9 @@ async def send_reply(bot: Any, chat_id: int, reply: Reply) -> None:
             await bot.send_message(chat_id=chat_id, text=part, reply_markup=markup)
     for document in reply.documents:
         await bot.send_document(
-            chat_id=chat_id, document=InputFile(document.content, filename=document.filename), caption=document.caption
+            chat_id=chat_id,
+            document=InputFile(document.content, filename=document.filename),
+            caption=document.caption,
         )
 
 
@@ -120,12 +122,18 @@ async def _run(update: Update, context: ContextTypes.DEFAULT_TYPE, inbound: Inbo
 async def on_command(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A /command, with its arguments."""
     name = update.effective_message.text.split()[0].lstrip("/").split("@")[0]
-    await _run(update, context, _inbound(update, kind="command", command=name, args=tuple(context.args or ())))
+    await _run(
+        update,
+        context,
+        _inbound(update, kind="command", command=name, args=tuple(context.args or ())),
+    )
 
 
 async def on_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A text message: an answer or a description."""
-    await _run(update, context, _inbound(update, kind="text", text=update.effective_message.text or ""))
+    await _run(
+        update, context, _inbound(update, kind="text", text=update.effective_message.text or "")
+    )
 
 
 async def on_file(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -158,7 +166,12 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     await query.answer()
     if query.message is not None and getattr(query.message, "reply_markup", None):
         label = next(
-            (b.text for row in query.message.reply_markup.inline_keyboard for b in row if b.callback_data == query.data),
+            (
+                b.text
+                for row in query.message.reply_markup.inline_keyboard
+                for b in row
+                if b.callback_data == query.data
+            ),
             None,
         )
         try:
@@ -180,19 +193,25 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         await repo.inbox_mark_processed(engine=engine.records, update_id=update.update_id)
         lang = await repo.get_lang(engine=engine.records, chat_id=update.effective_chat.id) or "ko"
         try:
-            await context.bot.send_message(update.effective_chat.id, engine.knowledge.message("error", lang))
+            await context.bot.send_message(
+                update.effective_chat.id, engine.knowledge.message("error", lang)
+            )
         except TelegramError:
             log.warning("could not send the error message")
 
 
 # Registration order matters: commands first, then buttons, files, text, and the rest.
 HANDLERS = [
-    CommandHandler(list(COMMANDS), on_command),  # /start /help /new /cancel /status /summary /lang /export /sessions
+    CommandHandler(
+        list(COMMANDS), on_command
+    ),  # /start /help /new /cancel /status /summary /lang /export /sessions
     CallbackQueryHandler(on_button),  # inline keyboard presses
     MessageHandler(filters.PHOTO | filters.Document.ALL, on_file),  # evidence files
     MessageHandler(filters.TEXT & ~filters.COMMAND, on_text),  # answers and descriptions
     MessageHandler(filters.COMMAND, on_command),  # unknown /commands: the engine answers politely
-    MessageHandler(filters.ChatType.PRIVATE & ~filters.UpdateType.EDITED, on_unsupported),  # stickers, voice, ...
+    MessageHandler(
+        filters.ChatType.PRIVATE & ~filters.UpdateType.EDITED, on_unsupported
+    ),  # stickers, voice, ...
 ]
 
 
@@ -200,7 +219,9 @@ def build_application(settings: Settings, engine: Engine) -> Application:
     """The PTB Application (no built-in Updater: `poll_updates` stores updates before confirming)."""
     builder = ApplicationBuilder().token(settings.telegram_bot_token or "").updater(None)
     if settings.telegram_api_url:
-        builder = builder.base_url(settings.telegram_api_url).base_file_url(settings.telegram_file_url)
+        builder = builder.base_url(settings.telegram_api_url).base_file_url(
+            settings.telegram_file_url
+        )
     app = builder.build()
     app.bot_data["engine"] = engine
     app.add_handlers(HANDLERS)
@@ -218,14 +239,18 @@ async def recover_inbox(app: Application, engine: Engine) -> int:
     return len(pending)
 
 
-async def poll_updates(app: Application, engine: Engine, stop: asyncio.Event, *, timeout: int = POLL_TIMEOUT) -> None:
+async def poll_updates(
+    app: Application, engine: Engine, stop: asyncio.Event, *, timeout: int = POLL_TIMEOUT
+) -> None:
     """Long-poll getUpdates; store each update in the inbox before the next call confirms it."""
     last = await repo.inbox_max_update_id(engine=engine.records)
     offset = last + 1 if last is not None else None
     backoff = 1.0
     while not stop.is_set():
         try:
-            updates = await app.bot.get_updates(offset=offset, timeout=timeout, allowed_updates=Update.ALL_TYPES)
+            updates = await app.bot.get_updates(
+                offset=offset, timeout=timeout, allowed_updates=Update.ALL_TYPES
+            )
             backoff = 1.0
         except (TimedOut, NetworkError) as exc:
             log.warning("getUpdates failed (%s); retrying in %.0f s", type(exc).__name__, backoff)
@@ -235,7 +260,10 @@ async def poll_updates(app: Application, engine: Engine, stop: asyncio.Event, *,
         for update in updates:
             chat = update.effective_chat
             stored = await repo.inbox_add(
-                engine=engine.records, update_id=update.update_id, chat_id=chat.id if chat else None, payload=update.to_dict()
+                engine=engine.records,
+                update_id=update.update_id,
+                chat_id=chat.id if chat else None,
+                payload=update.to_dict(),
             )
             offset = update.update_id + 1
             if stored:

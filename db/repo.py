@@ -134,6 +134,7 @@ async def create_session(
     session = ChatSession(id=uuid.uuid4().hex, chat_id=chat_id, user_id=user_id, domain=domain)
     async with AsyncSession(engine) as db:
         db.add(session)
+        await db.flush()  # the session row first: the others refer to it
         db.add(CaseMaster(session_id=session.id))
         db.add(StateTransition(session_id=session.id, from_state=None, to_state="INIT"))
         await db.commit()
@@ -182,7 +183,9 @@ async def sync_case(*, engine: AsyncEngine, session_id: str, snapshot: dict[str,
         if session.current_state != snapshot["state"]:
             db.add(
                 StateTransition(
-                    session_id=session_id, from_state=session.current_state, to_state=snapshot["state"]
+                    session_id=session_id,
+                    from_state=session.current_state,
+                    to_state=snapshot["state"],
                 )
             )
         session.current_state = snapshot["state"]
@@ -208,7 +211,11 @@ async def sync_case(*, engine: AsyncEngine, session_id: str, snapshot: dict[str,
         for key, value in facts.items():
             status = "unknown" if key in unknown else "answered"
             stmt = insert(CaseFact).values(
-                session_id=session_id, key=key, value_json=_dumps(value), status=status, updated_at=now
+                session_id=session_id,
+                key=key,
+                value_json=_dumps(value),
+                status=status,
+                updated_at=now,
             )
             await db.exec(
                 stmt.on_conflict_do_update(
@@ -224,7 +231,9 @@ async def sync_case(*, engine: AsyncEngine, session_id: str, snapshot: dict[str,
         )
 
         missing = snapshot.get("missing") or []
-        await db.exec(delete(CaseMissingField).where(col(CaseMissingField.session_id) == session_id))
+        await db.exec(
+            delete(CaseMissingField).where(col(CaseMissingField.session_id) == session_id)
+        )
         for key in missing:
             reason = "unknown" if key in unknown else "not_answered"
             db.add(CaseMissingField(session_id=session_id, key=key, reason=reason))
@@ -255,7 +264,9 @@ async def sync_case(*, engine: AsyncEngine, session_id: str, snapshot: dict[str,
                 caption=item.get("caption"),
                 received_at=datetime.fromisoformat(item["at"]),
             )
-            await db.exec(stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"]))
+            await db.exec(
+                stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"])
+            )
 
         summary = snapshot.get("summary")
         if summary:

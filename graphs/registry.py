@@ -21,7 +21,9 @@ class GraphSpec:
     build: Callable[[], StateGraph]
     snapshot: Callable[[Knowledge, dict[str, Any], str], dict[str, Any]]
     status_text: Callable[[Knowledge, dict[str, Any], str], str]
-    current_prompt: Callable[[Knowledge, dict[str, Any], str, str], dict[str, Any] | None]
+    current_prompt: Callable[
+        [Knowledge, dict[str, Any], str, str | None, str], dict[str, Any] | None
+    ]
 
 
 GRAPHS: dict[str, GraphSpec] = {

@@ -167,7 +167,9 @@ class K2Fields(Strict):
     def field(self, sub_type: str, key: str) -> FieldSpec:
         """The field `key` as the sub-type words it (shared definition plus overrides)."""
         base = self.fields[key]
-        override = self.sub_types[sub_type].overrides.get(key) if sub_type in self.sub_types else None
+        override = (
+            self.sub_types[sub_type].overrides.get(key) if sub_type in self.sub_types else None
+        )
         if override is None:
             return base
         changes = {k: v for k, v in override.model_dump(exclude_none=True).items()}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 from collections.abc import AsyncIterator
-
 from pathlib import Path
 
 import pytest
@@ -15,8 +14,6 @@ from graphs.common.rules_brain import RulesBrain
 from knowledge.loader import Knowledge, default_knowledge
 
 
-
-
 @pytest.fixture(autouse=True)
 def no_outside_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any connection to a host other than loopback fails loudly."""
@@ -24,7 +21,11 @@ def no_outside_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def guarded(self: socket.socket, address: object) -> object:
         host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and host not in ("127.0.0.1", "localhost", "::1") and self.family != socket.AF_UNIX:
+        if (
+            isinstance(host, str)
+            and host not in ("127.0.0.1", "localhost", "::1")
+            and self.family != socket.AF_UNIX
+        ):
             raise RuntimeError(f"test tried to reach {host!r}: the network is off in tests")
         return real_connect(self, address)
 
@@ -47,7 +48,9 @@ def settings(tmp_path: Path) -> Settings:
 
 
 @pytest.fixture
-async def engine(settings: Settings, knowledge: Knowledge, brain: RulesBrain) -> AsyncIterator[Engine]:
+async def engine(
+    settings: Settings, knowledge: Knowledge, brain: RulesBrain
+) -> AsyncIterator[Engine]:
     engine = await Engine.open(settings, knowledge=knowledge, brain=brain)
     yield engine
     await engine.close()

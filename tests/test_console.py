@@ -47,9 +47,15 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
         assert set(message) == {"text", "choices"}
 
     # A new process on the same data directory continues the same intake.
-    second = run_chat(tmp_path, ['{"text": "올해 6월"}', '{"choice": "a:evidence:yes"}', "카톡 대화 캡처가 있어요"])
+    second = run_chat(
+        tmp_path,
+        ['{"text": "올해 6월"}', '{"choice": "a:evidence:yes"}', "카톡 대화가 남아 있어요"],
+    )
     assert second[0]["field"] == "evidence"
-    assert [c["data"] for c in second[0]["messages"][-1]["choices"]][:2] == ["a:evidence:yes", "a:evidence:no"]
+    assert [c["data"] for c in second[0]["messages"][-1]["choices"]][:2] == [
+        "a:evidence:yes",
+        "a:evidence:no",
+    ]
     assert second[1]["field"] == "evidence_type"
     assert second[2]["state"] == "COMPLETED" and second[2]["progress"] == 100
 
@@ -59,7 +65,10 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
 
     exported = subprocess.run(
         [str(INTAKE_BOT), "export", "--format", "json"],
-        capture_output=True, text=True, env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)}, check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)},
+        check=True,
     )
     rows = json.loads(exported.stdout)
     assert [r["sub_case_type"] for r in rows] == ["LOAN"]
@@ -67,6 +76,8 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
     md = tmp_path / "out.md"
     subprocess.run(
         [str(INTAKE_BOT), "export", "--format", "md", "--all", "--out", str(md)],
-        check=True, env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)}, capture_output=True,
+        check=True,
+        env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)},
+        capture_output=True,
     )
     assert "LOAN" in md.read_text(encoding="utf-8")

@@ -11,6 +11,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_legal_graph_diagram_is_current() -> None:
     committed = (ROOT / "graphs" / "legal" / "graph.mmd").read_text(encoding="utf-8")
-    assert committed == mermaid(), "run: .venv/bin/python -m graphs.legal.graph > graphs/legal/graph.mmd"
+    assert committed == mermaid(), (
+        "run: .venv/bin/python -m graphs.legal.graph > graphs/legal/graph.mmd"
+    )
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert committed.strip() in readme

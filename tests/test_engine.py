@@ -17,7 +17,14 @@ CHAT = 42
 
 
 def text(value: str, *, input_id: str | None = None, chat: int = CHAT, minutes: int = 0) -> Inbound:
-    return Inbound(chat_id=chat, kind="text", text=value, input_id=input_id, user_id=5, at=NOW + timedelta(minutes=minutes))
+    return Inbound(
+        chat_id=chat,
+        kind="text",
+        text=value,
+        input_id=input_id,
+        user_id=5,
+        at=NOW + timedelta(minutes=minutes),
+    )
 
 
 def choice(data: str, chat: int = CHAT) -> Inbound:
@@ -65,7 +72,9 @@ async def test_records_follow_the_graph(engine: Engine) -> None:
         (Inbound(chat_id=CHAT, kind="unsupported"), "not_text"),
     ],
 )
-async def test_bad_input_is_answered_and_nothing_is_lost(engine: Engine, knowledge, inbound, key) -> None:
+async def test_bad_input_is_answered_and_nothing_is_lost(
+    engine: Engine, knowledge, inbound, key
+) -> None:
     await start_loan(engine)
     before = await facts_of(engine)
     reply = await engine.handle(inbound)
@@ -137,14 +146,21 @@ async def test_lang_switch_repeats_the_question_in_english(engine: Engine, knowl
 
 async def test_english_intake_end_to_end(engine: Engine) -> None:
     chat = 7
-    first = await engine.handle(text("My landlord won't return my deposit of 5 million won. The lease ended last month.", chat=chat))
+    first = await engine.handle(
+        text(
+            "My landlord won't return my deposit of 5 million won. The lease ended last month.",
+            chat=chat,
+        )
+    )
     assert first.lang == "en"
     assert first.state in ("FACT_COLLECTION", "CONFIRM_CASE_TYPE")
     facts = await facts_of(engine, chat)
     assert facts.get("deposit") == 5_000_000
 
 
-async def test_admin_commands_are_refused_to_others_and_export_for_admins(engine: Engine, knowledge) -> None:
+async def test_admin_commands_are_refused_to_others_and_export_for_admins(
+    engine: Engine, knowledge
+) -> None:
     await start_loan(engine)
     await engine.handle(text("올해 6월"))
     await engine.handle(choice("a:evidence:no"))
@@ -172,7 +188,9 @@ async def test_summary_and_cancel_commands(engine: Engine, knowledge) -> None:
     assert fresh.state in ("FACT_COLLECTION", "CONFIRM_CASE_TYPE")
 
 
-async def test_records_write_failure_is_retried_and_the_conversation_goes_on(engine: Engine, monkeypatch) -> None:
+async def test_records_write_failure_is_retried_and_the_conversation_goes_on(
+    engine: Engine, monkeypatch
+) -> None:
     from db import repo
 
     calls = {"n": 0}

@@ -34,7 +34,9 @@ class Driver:
     async def close(self) -> None:
         await self.conn.close()
 
-    async def send(self, text: str | None = None, *, choice: str | None = None, file: dict | None = None) -> dict[str, Any]:
+    async def send(
+        self, text: str | None = None, *, choice: str | None = None, file: dict | None = None
+    ) -> dict[str, Any]:
         self.turns += 1
         if choice is not None:
             answer = {"kind": "choice", "data": choice, "id": str(self.turns)}
@@ -42,7 +44,12 @@ class Driver:
             answer = {"kind": "file", "file": file, "id": str(self.turns)}
         else:
             answer = {"kind": "text", "text": text or "", "id": str(self.turns)}
-        ctx = Context(knowledge=self.knowledge, brain=self.brain, lang=self.lang, now=NOW + timedelta(minutes=self.turns))
+        ctx = Context(
+            knowledge=self.knowledge,
+            brain=self.brain,
+            lang=self.lang,
+            now=NOW + timedelta(minutes=self.turns),
+        )
         state = await self.graph.aget_state(self.config)
         payload: Any = Command(resume=answer) if state.next else {"answer": answer}
         result = await self.graph.ainvoke(payload, self.config, context=ctx, durability="exit")
@@ -66,8 +73,12 @@ def texts(payload: dict[str, Any]) -> str:
     return "\n".join(m["text"] for m in payload["messages"])
 
 
-async def test_loan_intake_skips_given_facts_and_survives_a_restart(driver: Driver, knowledge) -> None:
-    first = await driver.send("작년 3월에 친구 김철수한테 300만원 빌려줬는데 아직도 안 갚아요. 너무 억울해요")
+async def test_loan_intake_skips_given_facts_and_survives_a_restart(
+    driver: Driver, knowledge
+) -> None:
+    first = await driver.send(
+        "작년 3월에 친구 김철수한테 300만원 빌려줬는데 아직도 안 갚아요. 너무 억울해요"
+    )
     assert first["state"] == "FACT_COLLECTION"
     values = await driver.values()
     assert (values["case_type"], values["sub_type"]) == ("CIVIL", "LOAN")
@@ -87,7 +98,10 @@ async def test_loan_intake_skips_given_facts_and_survives_a_restart(driver: Driv
     second = await driver.send("올해 6월 말까지 갚기로 했어요")
     assert (await driver.values())["facts"]["repayment_date"] == "2026-06"
     assert second["field"] == "evidence"
-    assert [c["data"] for c in second["messages"][-1]["choices"]][:2] == ["a:evidence:yes", "a:evidence:no"]
+    assert [c["data"] for c in second["messages"][-1]["choices"]][:2] == [
+        "a:evidence:yes",
+        "a:evidence:no",
+    ]
 
     third = await driver.send(choice="a:evidence:yes")
     assert third["field"] == "evidence_type"  # evidence = yes requires its kind
@@ -118,7 +132,9 @@ async def test_correction_in_free_text_updates_the_fact_and_keeps_history(driver
     assert "500,000" in texts(reply)
 
 
-async def test_invalid_answers_are_reasked_twice_then_recorded_unknown(driver: Driver, knowledge) -> None:
+async def test_invalid_answers_are_reasked_twice_then_recorded_unknown(
+    driver: Driver, knowledge
+) -> None:
     await driver.send("사장님이 석 달째 월급을 안 줘요")
     values = await driver.values()
     assert values["sub_type"] == "WAGE_ARREARS"
@@ -141,7 +157,9 @@ async def test_invalid_answers_are_reasked_twice_then_recorded_unknown(driver: D
     assert "amount" in values["unknown"]
     assert "amount" not in values["facts"]
     assert moved_on["field"] != "amount"
-    assert knowledge.message("recorded_unknown", "ko", field=knowledge.k2.field("WAGE_ARREARS", "amount").label.ko) in texts(moved_on)
+    assert knowledge.message(
+        "recorded_unknown", "ko", field=knowledge.k2.field("WAGE_ARREARS", "amount").label.ko
+    ) in texts(moved_on)
 
 
 async def test_future_date_is_reasked_with_the_reason(driver: Driver, knowledge) -> None:
@@ -168,7 +186,11 @@ async def test_unclear_description_offers_buttons_then_a_pick_continues(driver: 
     assert "st:DIVORCE" in subs
     picked = await driver.send(choice="st:DIVORCE")
     values = await driver.values()
-    assert (values["case_type"], values["sub_type"], values["confidence"]) == ("FAMILY", "DIVORCE", 1.0)
+    assert (values["case_type"], values["sub_type"], values["confidence"]) == (
+        "FAMILY",
+        "DIVORCE",
+        1.0,
+    )
     assert picked["state"] == "FACT_COLLECTION"
 
 

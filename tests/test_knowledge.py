@@ -41,12 +41,22 @@ def test_placeholders_match_in_both_languages(knowledge) -> None:
 @pytest.mark.parametrize(
     ("name", "broken", "expected"),
     [
-        ("k2_fields.yaml", "fields:\n  amount:\n    kind: money\n", "k2_fields.yaml: fields.amount.kind"),
-        ("k0_messages.yaml", "messages:\n  greeting: {ko: 안녕}\n", "k0_messages.yaml: messages.greeting.en"),
+        (
+            "k2_fields.yaml",
+            "fields:\n  amount:\n    kind: money\n",
+            "k2_fields.yaml: fields.amount.kind",
+        ),
+        (
+            "k0_messages.yaml",
+            "messages:\n  greeting: {ko: 안녕}\n",
+            "k0_messages.yaml: messages.greeting.en",
+        ),
         ("lexicon.yaml", "yes: [", "lexicon.yaml: not valid YAML"),
     ],
 )
-def test_broken_file_error_names_file_and_field(tmp_path: Path, name: str, broken: str, expected: str) -> None:
+def test_broken_file_error_names_file_and_field(
+    tmp_path: Path, name: str, broken: str, expected: str
+) -> None:
     for file in FILES:
         shutil.copy(KNOWLEDGE_DIR / file, tmp_path / file)
     (tmp_path / name).write_text(broken, encoding="utf-8")
@@ -62,7 +72,9 @@ def test_missing_sub_type_in_k3_is_reported(tmp_path: Path) -> None:
         shutil.copy(KNOWLEDGE_DIR / file, tmp_path / file)
     data = yaml.safe_load((tmp_path / "k3_legal_info.yaml").read_text(encoding="utf-8"))
     del data["info"]["TAX"]
-    (tmp_path / "k3_legal_info.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    (tmp_path / "k3_legal_info.yaml").write_text(
+        yaml.safe_dump(data, allow_unicode=True), encoding="utf-8"
+    )
     with pytest.raises(KnowledgeError, match="k3_legal_info.yaml: info: missing TAX"):
         load_knowledge(tmp_path)
 

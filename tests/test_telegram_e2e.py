@@ -29,7 +29,14 @@ INTAKE_BOT = Path(sys.executable).parent / "intake-bot"
 @pytest.fixture(autouse=True)
 def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     """httpx honours proxy variables even for loopback; the fake is local."""
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+    for name in (
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
 
@@ -66,18 +73,28 @@ def texts(fake: FakeBotApi, chat: int) -> list[str]:
     return [m.get("text") or m.get("caption") or "" for m in fake.messages(chat)]
 
 
-async def wait_text(fake: FakeBotApi, chat: int, needle: str, *, after: int = 0, timeout: float = 20) -> dict:
+async def wait_text(
+    fake: FakeBotApi, chat: int, needle: str, *, after: int = 0, timeout: float = 20
+) -> dict:
     """Wait for a bot message (the index-th onwards) containing `needle`; return it."""
-    await fake.wait_for(lambda: any(needle in t for t in texts(fake, chat)[after:]), timeout, what=needle)
+    await fake.wait_for(
+        lambda: any(needle in t for t in texts(fake, chat)[after:]), timeout, what=needle
+    )
     return next(m for m in fake.messages(chat)[after:] if needle in (m.get("text") or ""))
 
 
 def buttons(message: dict) -> list[str]:
-    return [b["callback_data"] for row in message.get("reply_markup", {}).get("inline_keyboard", []) for b in row]
+    return [
+        b["callback_data"]
+        for row in message.get("reply_markup", {}).get("inline_keyboard", [])
+        for b in row
+    ]
 
 
 @pytest.mark.slow
-async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(fake: FakeBotApi, tmp_path: Path, knowledge) -> None:
+async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
     bot = Bot(fake, tmp_path / "data")
     await bot.start()
     fake.push_command(CHAT, "start")
@@ -95,13 +112,17 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(fake
     await bot.start()
     seen = len(fake.messages(CHAT))
     fake.push_text(CHAT, "올해 6월")
-    evidence_q = await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence").question.ko, after=seen)
+    evidence_q = await wait_text(
+        fake, CHAT, knowledge.k2.field("LOAN", "evidence").question.ko, after=seen
+    )
     assert buttons(evidence_q)[:2] == ["a:evidence:yes", "a:evidence:no"]
 
     # A button press: answered, the pressed message marked, the next question asked.
     seen = len(fake.messages(CHAT))
     press = fake.push_callback(CHAT, "a:evidence:yes", message_id=evidence_q["message_id"])
-    type_q = await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence_type").question.ko, after=seen)
+    type_q = await wait_text(
+        fake, CHAT, knowledge.k2.field("LOAN", "evidence_type").question.ko, after=seen
+    )
     assert fake.callback_answer(press) is not None
     marked = next(m for m in fake.messages(CHAT) if m["message_id"] == evidence_q["message_id"])
     assert "✔" in marked["text"] and not buttons(marked)
@@ -109,7 +130,9 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(fake
 
     # The same button pressed again on the old message: a polite reply, nothing changes.
     seen = len(fake.messages(CHAT))
-    fake.push_callback(CHAT, "a:evidence:yes", message_id=evidence_q["message_id"], check_button=False)
+    fake.push_callback(
+        CHAT, "a:evidence:yes", message_id=evidence_q["message_id"], check_button=False
+    )
     await wait_text(fake, CHAT, knowledge.message("already_answered", "ko"), after=seen)
 
     # A sticker where text is asked.
@@ -145,7 +168,9 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(fake
 
 
 @pytest.mark.slow
-async def test_duplicate_update_is_processed_once_and_bursts_are_answered_in_order(fake: FakeBotApi, tmp_path: Path, knowledge) -> None:
+async def test_duplicate_update_is_processed_once_and_bursts_are_answered_in_order(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
     bot = Bot(fake, tmp_path / "data")
     await bot.start()
     fake.push_text(CHAT, "안녕하세요")
@@ -158,21 +183,30 @@ async def test_duplicate_update_is_processed_once_and_bursts_are_answered_in_ord
     update = {
         "update_id": update_id,
         "message": {
-            "message_id": 900, "date": 1_790_000_000, "from": user,
-            "chat": {"id": CHAT, "type": "private", "first_name": "Test"}, "text": "친구한테 돈을 빌려줬는데 안 갚아요",
+            "message_id": 900,
+            "date": 1_790_000_000,
+            "from": user,
+            "chat": {"id": CHAT, "type": "private", "first_name": "Test"},
+            "text": "친구한테 돈을 빌려줬는데 안 갚아요",
         },
     }
     seen = len(fake.messages(CHAT))
     fake.push_update(update)
     fake.push_update(update)
     await bot.start()
-    await fake.wait_for(lambda: len(fake.messages(CHAT)) > seen, 20, what="reply to the duplicated update")
+    await fake.wait_for(
+        lambda: len(fake.messages(CHAT)) > seen, 20, what="reply to the duplicated update"
+    )
     await fake.wait_for(lambda: fake.confirmed_up_to >= update_id, 10, what="confirmation")
     await asyncio.sleep(0.5)
     records = tmp_path / "data" / "records.db"
     conn = sqlite3.connect(records)
-    assert conn.execute("select count(*) from inboxupdate where update_id = ?", (update_id,)).fetchone() == (1,)
-    assert conn.execute("select count(*) from chatturn where user_text like '친구한테%'").fetchone() == (1,)
+    assert conn.execute(
+        "select count(*) from inboxupdate where update_id = ?", (update_id,)
+    ).fetchone() == (1,)
+    assert conn.execute(
+        "select count(*) from chatturn where user_text like '친구한테%'"
+    ).fetchone() == (1,)
     conn.close()
     count = len(fake.messages(CHAT))
 
@@ -195,12 +229,16 @@ def test_split_text_keeps_every_character_and_the_limit() -> None:
     text = "\n\n".join([paragraph] * 4)
     parts = split_text(text, limit=4096)
     assert all(len(p) <= 4096 for p in parts)
-    assert "".join(parts).replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(" ", "")
+    assert "".join(parts).replace("\n", "").replace(" ", "") == text.replace("\n", "").replace(
+        " ", ""
+    )
     assert split_text("짧은 글") == ["짧은 글"]
 
 
 @pytest.mark.slow
-async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(fake: FakeBotApi, tmp_path: Path, knowledge) -> None:
+async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
     env = {
         **os.environ,
         "INTAKE_DATA_DIR": str(tmp_path / "data"),
@@ -211,7 +249,9 @@ async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(fake: F
     }
 
     def launch() -> subprocess.Popen:
-        return subprocess.Popen([str(INTAKE_BOT), "run"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        return subprocess.Popen(
+            [str(INTAKE_BOT), "run"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
 
     proc = launch()
     try:
@@ -220,10 +260,17 @@ async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(fake: F
         await wait_text(fake, CHAT, first_q, timeout=60)
         seen = len(fake.messages(CHAT))
         fake.push_text(CHAT, "OO식당 사장 박민수")
-        await wait_text(fake, CHAT, knowledge.k2.field("WAGE_ARREARS", "employment_start").question.ko, after=seen)
+        await wait_text(
+            fake,
+            CHAT,
+            knowledge.k2.field("WAGE_ARREARS", "employment_start").question.ko,
+            after=seen,
+        )
         # The next answer is confirmed to Telegram and the process is killed at once.
         answer_id = fake.push_text(CHAT, "2023년 1월에 입사했어요")
-        await fake.wait_for(lambda: fake.confirmed_up_to >= answer_id or len(fake.messages(CHAT)) > seen + 1, 20)
+        await fake.wait_for(
+            lambda: fake.confirmed_up_to >= answer_id or len(fake.messages(CHAT)) > seen + 1, 20
+        )
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
 
@@ -232,7 +279,13 @@ async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(fake: F
         await wait_text(fake, CHAT, end_q, after=seen, timeout=60)
         seen = len(fake.messages(CHAT))
         fake.push_text(CHAT, "올해 9월에 그만뒀어요")
-        await wait_text(fake, CHAT, knowledge.k2.field("WAGE_ARREARS", "amount").question.ko, after=seen, timeout=30)
+        await wait_text(
+            fake,
+            CHAT,
+            knowledge.k2.field("WAGE_ARREARS", "amount").question.ko,
+            after=seen,
+            timeout=30,
+        )
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -241,8 +294,11 @@ async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(fake: F
             proc.kill()
     conn = sqlite3.connect(tmp_path / "data" / "records.db")
     facts = dict(conn.execute("select key, value_json from casefact").fetchall())
+    answered_once = conn.execute(
+        "select count(*) from chatturn where user_text like '2023년 1월%'"
+    ).fetchone()
     conn.close()
+    assert answered_once == (1,)  # the answer in flight at the kill was applied exactly once
     assert json.loads(facts["employment_start"]) == "2023-01"
     assert json.loads(facts["employment_end"]) == "2026-09"
     assert "박민수" in json.loads(facts["counterparty"])
-    assert json.loads(facts["severance_unpaid"]) is True or "severance_unpaid" not in facts

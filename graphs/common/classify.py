@@ -1,8 +1,8 @@
 """Offline, deterministic case-type classification from the cues in K1.
 
 Each sub-type scores the cues found in the text: keywords (Korean lemmas or substrings,
-English words or prefixes, one-jamo typos of long Korean words), phrases (twice a keyword)
-and negative cues (subtracted). A cue listed under several sub-types is split between them.
+English words or prefixes, one-jamo typos of long Korean words), phrases (twice a keyword,
+Korean ones matched jamo by jamo without spaces) and negative cues (subtracted). A cue listed under several sub-types is split between them.
 Confidence is the top score discounted by how close the runner-up comes.
 """
 
@@ -133,7 +133,7 @@ class CaseClassifier:
                 for cue in texts:
                     negative_owners[cue.lower().strip()].add(index)
 
-        # Korean keywords: lemma equality, or substring of the compact text when 2+ chars.
+        # Keywords split by script: Korean ones match lemmas/substrings, English ones words.
         self._ko_keywords: dict[str, tuple[int, ...]] = {}
         self._en_keywords: dict[str, tuple[int, ...]] = {}
         for word, owners in keyword_owners.items():
@@ -154,7 +154,7 @@ class CaseClassifier:
                 for variant in _deletions(word):
                     self._fuzzy[variant].add(word)
 
-        # Phrases and negatives: Korean ones compact, English ones on word-start boundaries.
+        # Phrases and negatives: Korean ones as compact jamo, English ones at a word start.
         self._ko_phrases: list[tuple[str, tuple[int, ...]]] = []
         self._en_phrases: list[tuple[str, tuple[int, ...]]] = []
         for phrase, owners in phrase_owners.items():
@@ -175,6 +175,7 @@ class CaseClassifier:
         ko: list[tuple[str, tuple[int, ...]]],
         en: list[tuple[str, tuple[int, ...]]],
     ) -> None:
+        """File a phrase or negative cue under its script, in the form it is matched in."""
         if _LATIN.search(cue):
             en.append((" " + " ".join(cue.split()), tuple(sorted(owners))))
         else:

@@ -61,7 +61,10 @@ class FactExtractor:
         self._corrections = [w.lower() for ws in lex.correction_markers.values() for w in ws]
         self._ongoing = [w.lower() for ws in lex.ongoing.values() for w in ws]
         self._emotions = [
-            (kind, cue.lower()) for kind, by_lang in lex.emotions.items() for cues in by_lang.values() for cue in cues
+            (kind, cue.lower())
+            for kind, by_lang in lex.emotions.items()
+            for cues in by_lang.values()
+            for cue in cues
         ]
 
     # --- public -----------------------------------------------------------------------------
@@ -97,13 +100,19 @@ class FactExtractor:
         if spec.kind == "amount":
             found = normalize.find_amounts(stripped)
             value = found[-1].value if found else normalize.parse_amount(stripped)
-            return self._check(spec, value, now=now) if value is not None else (None, "amount_unparsed")
+            return (
+                self._check(spec, value, now=now)
+                if value is not None
+                else (None, "amount_unparsed")
+            )
         if spec.kind == "date":
             if any(word in lowered for word in self._ongoing):
                 return "ongoing", None
             found = normalize.find_dates(stripped, now=now)
             value = found[-1].value if found else normalize.parse_date(stripped, now=now)
-            return self._check(spec, value, now=now) if value is not None else (None, "date_unparsed")
+            return (
+                self._check(spec, value, now=now) if value is not None else (None, "date_unparsed")
+            )
         if spec.kind == "yesno":
             value = normalize.parse_yes_no(stripped, yes=self._yes, no=self._no)
             return (value, None) if value is not None else (None, "yesno")
@@ -170,7 +179,9 @@ class FactExtractor:
             fields = [k for k, s in specs.items() if s.kind == kind]
             if not fields:
                 continue
-            fallback = asked if asked in fields else next((k for k in fields if specs[k].primary), None)
+            fallback = (
+                asked if asked in fields else next((k for k in fields if specs[k].primary), None)
+            )
             for match in finder():
                 key = self._cued_field(lowered, match.start, match.end, fields, specs) or fallback
                 if key is None:
@@ -179,7 +190,11 @@ class FactExtractor:
                 if invalid is None:
                     facts[key] = value
         for key, spec in specs.items():
-            if key == asked or spec.kind not in ("choice", "multi_choice") or key == "evidence_type":
+            if (
+                key == asked
+                or spec.kind not in ("choice", "multi_choice")
+                or key == "evidence_type"
+            ):
                 continue
             matches = self.match_options(spec, lowered)
             if matches and spec.kind == "choice" and len(matches) == 1:

@@ -54,7 +54,11 @@ def _korean_number(text: str) -> Decimal | None:
         if token[0].isdigit() or token in _SINO_DIGITS:
             if digit is not None:
                 return None  # two numbers in a row ("삼사십") is a range, not a number
-            digit = Decimal(token.replace(",", "")) if token[0].isdigit() else Decimal(_SINO_DIGITS[token])
+            digit = (
+                Decimal(token.replace(",", ""))
+                if token[0].isdigit()
+                else Decimal(_SINO_DIGITS[token])
+            )
         elif token in _SMALL_UNITS:
             section += (Decimal(1) if digit is None else digit) * _SMALL_UNITS[token]
             section_seen, digit = True, None
@@ -153,7 +157,11 @@ def _amounts(text: str, *, lenient: bool) -> list[Match]:
             if not currency or (korean_only and not any(c in _SMALL_UNITS for c in num)):
                 continue  # a bare '300' is ambiguous; '사원' is an employee, not 4 won
         elif korean_only and not currency:
-            if not lenient or len(num.replace(" ", "")) < 2 or not _ANSWER_TAIL.match(text, m.end()):
+            if (
+                not lenient
+                or len(num.replace(" ", "")) < 2
+                or not _ANSWER_TAIL.match(text, m.end())
+            ):
                 continue
         if not currency and _COUNTED_AFTER.match(text, m.end()):
             continue
@@ -238,6 +246,7 @@ def _year(text: str, now: datetime) -> int:
 
 
 def _opt_int(text: str | None) -> int | None:
+    """An optional captured number."""
     return int(text) if text else None
 
 
@@ -269,6 +278,7 @@ def _us_numeric(m: re.Match[str], now: datetime) -> str | None:
 
 
 def _days_from(now: datetime, days: int) -> str:
+    """The ISO date `days` days from `now`'s date."""
     return (now.date() + timedelta(days=days)).isoformat()
 
 
@@ -284,7 +294,7 @@ def _relative_day(m: re.Match[str], now: datetime) -> str | None:
 
 def _relative_month(m: re.Match[str], now: datetime) -> str | None:
     """지난달, 이번 달, 다음 달 (optionally with a day), last/this/next month."""
-    word = m["word"].lower()
+    word = (m["word"] or m["en"]).lower()
     delta = -1 if word[:2] in ("지난", "저번", "la") else 1 if word[:2] in ("다음", "ne") else 0
     year, month = _shift_month(now.year, now.month, delta)
     return _iso(year, month, _opt_int(m["d"]))
@@ -292,7 +302,7 @@ def _relative_month(m: re.Match[str], now: datetime) -> str | None:
 
 def _relative_year(m: re.Match[str], now: datetime) -> str | None:
     """작년, 재작년, 올해, 내년 (optionally with month and day), last/this/next year."""
-    word = re.sub(r"\s+", "", m["word"].lower())
+    word = re.sub(r"\s+", "", (m["word"] or m["en"]).lower())
     offsets = {"재작년": -2, "지지난해": -2, "작년": -1, "지난해": -1, "올해": 0, "금년": 0}
     offsets |= {"내년": 1, "lastyear": -1, "thisyear": 0, "nextyear": 1}
     return _iso(now.year + offsets[word], _opt_int(m["m"]), _opt_int(m["d"]))
@@ -361,21 +371,23 @@ _DATE_RULES: list[_DateRule] = [
             rf"(?<![가-힣])(?P<word>(?:지난|저번|이번|다음)\s?달){_DAY_KO}"
             r"|\b(?P<en>(?i:(?:last|this|next)\s+month))\b"
         ),
-        lambda m, now: _relative_month(_Word(m, m["word"] or m["en"]), now),
+        _relative_month,
     ),
     (
         re.compile(
             rf"(?<![가-힣])(?P<word>재작년|지지난\s?해|작년|지난\s?해|올해|금년|내년){_MONTH_DAY_KO}"
             r"|\b(?P<en>(?i:(?:last|this|next)\s+year))\b"
         ),
-        lambda m, now: _relative_year(_Word(m, m["word"] or m["en"]), now),
+        _relative_year,
     ),
     (re.compile(r"(?<![\d.])(?P<n>\d+)\s?(?P<u>일|주일|주|개월|달|년)\s?(?:전|前)"), _ago),
     # Sino-Korean counts take 년/개월/주일, or 일 written solid ('삼일 전'; '이 일' is 'this work').
     (re.compile(rf"(?<![가-힣])(?P<n>{_SINO_RUN})(?P<u>\s?(?:주일|개월|년)|일)\s?전"), _ago),
     (re.compile(rf"(?<![가-힣])(?P<n>{_NATIVE_ATTR})\s?(?P<u>달|해)\s?전"), _ago),
     (
-        re.compile(r"(?<![가-힣])(?P<word>하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|일주일|반년)\s?전"),
+        re.compile(
+            r"(?<![가-힣])(?P<word>하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|일주일|반년)\s?전"
+        ),
         _ko_days_ago,
     ),
     (
@@ -396,16 +408,6 @@ _DATE_RULES: list[_DateRule] = [
     ),
     (re.compile(rf"(?i)\b{_MONTH_RE},?\s+(?P<y>\d{{4}})\b"), _english_my),
 ]
-
-
-class _Word:
-    """A match view whose 'word' group is replaced (Korean and English alternatives share a rule)."""
-
-    def __init__(self, match: re.Match[str], word: str) -> None:
-        self._match, self._word = match, word
-
-    def __getitem__(self, key: str) -> str | None:
-        return self._word if key == "word" else self._match[key]
 
 
 def find_dates(text: str, *, now: datetime) -> list[Match]:
@@ -455,11 +457,13 @@ def is_future(value: str, *, now: datetime) -> bool:
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 # "I don't know" / "모르" answers are unknown, not a no.
-_NOT_A_NO_AFTER = {"know", "remember", "recall", "understand"}
+_NOT_A_NO_AFTER = {"know", "remember", "recall", "understand", "idea"}
 _SHORT_ANSWER = 4  # words; in a short answer a later content word overrides a leading 네/아니요
+_SHORT_SENTENCE = 6  # words; a longer text is an answer only when it leads with a cue
 
 
 def _words(text: str) -> list[str]:
+    """Lower-cased words, apostrophes kept ("don't")."""
     return _WORD.findall(text.lower().replace("’", "'"))
 
 
@@ -474,7 +478,9 @@ def parse_yes_no(text: str, *, yes: Iterable[str], no: Iterable[str]) -> bool | 
             for i in range(len(words) - n + 1):
                 window = words[i : i + n]
                 # A one-word cue also matches itself repeated ("네네", "넵넵").
-                if window == cue or (n == 1 and re.fullmatch(f"(?:{re.escape(cue[0])})+", words[i])):
+                if window == cue or (
+                    n == 1 and re.fullmatch(f"(?:{re.escape(cue[0])})+", words[i])
+                ):
                     if not answer and i + n < len(words) and words[i + n] in _NOT_A_NO_AFTER:
                         continue
                     cues.append((i, n, answer))
@@ -484,13 +490,16 @@ def parse_yes_no(text: str, *, yes: Iterable[str], no: Iterable[str]) -> bool | 
         if all(cue[0] >= o[0] + o[1] or o[0] >= cue[0] + cue[1] for o in chosen):
             chosen.append(cue)
     chosen.sort()
+    leads = bool(chosen) and chosen[0][0] <= 1
+    if not chosen or (len(words) > _SHORT_SENTENCE and not leads):
+        return None
     answers = {c[2] for c in chosen}
-    if len(answers) <= 1:
-        return answers.pop() if answers else None
+    if len(answers) == 1:
+        return answers.pop()
     # Korean answers the form of the question: "네, 없어요" to "없으세요?" means there is none.
     if len(words) <= _SHORT_ANSWER:
         return chosen[-1][2]
-    return chosen[0][2] if chosen[0][0] == 0 else None
+    return chosen[0][2] if leads else None
 
 
 # --- counts ---------------------------------------------------------------------------------
@@ -507,8 +516,9 @@ _INT_RULES = [
     ),
     re.compile(rf"(?<![가-힣])(?P<native>{_NATIVE_ATTR})\s?(?={_COUNTER})"),
     re.compile(rf"(?<![가-힣])(?P<native>{_NATIVE_STAND}){_STAND_END}"),
-    # Sino-Korean numbers count only before a counter: '삼십 세', '오명'; '이'/'일' alone are words.
-    re.compile(rf"(?<![가-힣])(?:(?P<sino>[일이삼사오육칠팔구십백]{{2,}})\s?|(?P<sino1>[삼사오육칠팔구십]))(?={_COUNTER})"),
+    # Sino-Korean numbers count only before a counter and with two syllables or more ('삼십 세'):
+    # one syllable plus a counter is usually a word ('오명' stigma, '사명' mission, '이 개' this one).
+    re.compile(rf"(?<![가-힣])(?P<sino>[일이삼사오육칠팔구십백]{{2,}})\s?(?={_COUNTER})"),
     re.compile(rf"(?i)(?<!no )(?<!any )\b(?P<en>{_EN_NUMBER_RE})\b"),
 ]
 

@@ -17,7 +17,9 @@ def required_keys(k2: K2Fields, sub_type: str, facts: dict[str, Any]) -> list[st
     return keys
 
 
-def next_field(k2: K2Fields, sub_type: str, facts: dict[str, Any], unknown: list[str]) -> str | None:
+def next_field(
+    k2: K2Fields, sub_type: str, facts: dict[str, Any], unknown: list[str]
+) -> str | None:
     """The first required field that is neither answered nor recorded as unknown."""
     for key in required_keys(k2, sub_type, facts):
         if key not in facts and key not in unknown:

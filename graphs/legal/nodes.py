@@ -29,7 +29,11 @@ def waiting(
     kn: Knowledge, state: LegalState, outbox: list[Message], node: str, field: str | None = None
 ) -> dict[str, Any]:
     """The interrupt payload: replies of this turn, the field asked, progress, the waiting node."""
-    done = percent(*progress(kn.k2, state["sub_type"], state.get("facts", {}))) if state.get("sub_type") else 0
+    done = (
+        percent(*progress(kn.k2, state["sub_type"], state.get("facts", {})))
+        if state.get("sub_type")
+        else 0
+    )
     return {"messages": outbox, "field": field, "progress": done, "state": node}
 
 
@@ -65,9 +69,16 @@ async def greet_user(state: LegalState, runtime: Runtime[Context]) -> dict[str, 
         outbox += [prompts.say(kn, lang, "greeting"), prompts.say(kn, lang, "privacy_notice")]
     answer = state.get("answer")
     text = _text(answer)
-    greeting = text.lower().strip(" !.?~") in {g.lower() for gs in kn.lexicon.greetings.values() for g in gs}
+    greeting = text.lower().strip(" !.?~") in {
+        g.lower() for gs in kn.lexicon.greetings.values() for g in gs
+    }
     if text and not is_meaningless(text) and not greeting:
-        return {"description": text[:MAX_DESCRIPTION], "outbox": outbox, "greeted": True, "answer": None}
+        return {
+            "description": text[:MAX_DESCRIPTION],
+            "outbox": outbox,
+            "greeted": True,
+            "answer": None,
+        }
     if answer and answer.get("kind") == "file":
         outbox.append(prompts.say(kn, lang, "evidence_before_case"))
     elif text and not greeting:
@@ -86,9 +97,14 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     if sub_type is None:
         result = await ctx.brain.classify_case(description)
         if not result.confident or result.top is None:
-            return {"candidates": [c.sub_type for c in result.candidates], "confidence": result.confidence}
+            return {
+                "candidates": [c.sub_type for c in result.candidates],
+                "confidence": result.confidence,
+            }
         sub_type, confidence = result.top.sub_type, result.confidence
-    extraction = await ctx.brain.extract_facts(description, sub_type=sub_type, asked=None, now=ctx.now)
+    extraction = await ctx.brain.extract_facts(
+        description, sub_type=sub_type, asked=None, now=ctx.now
+    )
     facts = dict(state.get("facts", {}))
     facts["action_description"] = description[:500]
     found = {k: v for k, v in extraction.facts.items() if k in kn.k2.fields}
@@ -131,7 +147,13 @@ async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dic
         return {**seen, "browse": data[3:], "outbox": []}
     if text and not is_meaningless(text):
         description = f"{state['description']}\n{text}"[:MAX_DESCRIPTION]
-        return {**seen, "description": description, "candidates": None, "browse": None, "outbox": []}
+        return {
+            **seen,
+            "description": description,
+            "candidates": None,
+            "browse": None,
+            "outbox": [],
+        }
     key = "stale_button" if data else "not_understood"
     return {**seen, "outbox": [prompts.say(kn, lang, key)]}
 
@@ -145,7 +167,10 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
     if key is None:
         return {"asking": None, "answer": None}
     answered, total = progress(kn.k2, sub_type, facts)
-    outbox = [*state.get("outbox", []), prompts.question(kn, sub_type, key, lang, answered=answered, total=total)]
+    outbox = [
+        *state.get("outbox", []),
+        prompts.question(kn, sub_type, key, lang, answered=answered, total=total),
+    ]
     reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
     return {**received(reply), "asking": key, "outbox": []}
 
@@ -166,17 +191,40 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         if reason == "stale":
             return {**update, "outbox": [*outbox, prompts.say(kn, lang, "stale_button")]}
     else:
-        ex = await ctx.brain.extract_facts(answer.get("text", ""), sub_type=sub_type, asked=key, now=ctx.now)
+        ex = await ctx.brain.extract_facts(
+            answer.get("text", ""), sub_type=sub_type, asked=key, now=ctx.now
+        )
         other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields}
         for field, old, new in _merge(facts, other, corrections):
             spec = kn.k2.field(sub_type, field)
-            old_s, new_s = prompts.format_value(kn, spec, old, lang), prompts.format_value(kn, spec, new, lang)
-            outbox.append(prompts.say(kn, lang, "correction_applied", field=spec.label.get(lang), old=old_s, new=new_s))
+            old_s, new_s = (
+                prompts.format_value(kn, spec, old, lang),
+                prompts.format_value(kn, spec, new, lang),
+            )
+            outbox.append(
+                prompts.say(
+                    kn, lang, "correction_applied", field=spec.label.get(lang), old=old_s, new=new_s
+                )
+            )
         update["emotions"] = [*state.get("emotions", []), *ex.emotions]
         value, reason, said_unknown = ex.answer, ex.invalid, ex.unknown
         if ex.correction and other and kn.k2.field(sub_type, key).kind == "text":
             value, reason = None, None  # a correction of another fact, not an answer to this one
-        if value is None and other and reason in (None, "amount_unparsed", "date_unparsed", "text", "yesno", "choice", "int", "duration"):
+        if (
+            value is None
+            and other
+            and reason
+            in (
+                None,
+                "amount_unparsed",
+                "date_unparsed",
+                "text",
+                "yesno",
+                "choice",
+                "int",
+                "duration",
+            )
+        ):
             reason = None  # the message answered something else: ask this field again, no failure
     label = kn.k2.field(sub_type, key).label.get(lang)
     if value is not None:
@@ -193,7 +241,13 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         else:
             shown = answer.get("text", "")[:40] if reason == "date_future" else ""
             update["invalid"] = {"field": key, "reason": reason, "value": shown}
-    return {**update, "facts": facts, "unknown": unknown, "corrections": corrections, "outbox": outbox}
+    return {
+        **update,
+        "facts": facts,
+        "unknown": unknown,
+        "corrections": corrections,
+        "outbox": outbox,
+    }
 
 
 def _choice_value(kn, sub_type: str, key: str, data: str) -> tuple[Any, str | None, bool]:
@@ -212,7 +266,9 @@ def _choice_value(kn, sub_type: str, key: str, data: str) -> tuple[Any, str | No
     return None, "stale", False
 
 
-def _record_file(state, file: dict[str, Any], key: str, facts, outbox, ctx: Context) -> dict[str, Any]:
+def _record_file(
+    state, file: dict[str, Any], key: str, facts, outbox, ctx: Context
+) -> dict[str, Any]:
     """Keep a photo or document as evidence; it answers the evidence questions."""
     kn, lang = ctx.knowledge, ctx.lang
     files = list(state.get("evidence_files", []))
@@ -237,8 +293,12 @@ async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, A
     invalid, sub_type = state["invalid"], state["sub_type"]
     answered, total = progress(kn.k2, sub_type, state.get("facts", {}))
     reason = prompts.reason_text(kn, sub_type, invalid, lang)
-    ask = prompts.question(kn, sub_type, invalid["field"], lang, answered=answered, total=total, reason=reason)
-    reply = interrupt(waiting(kn, state, [*state.get("outbox", []), ask], "RE_QUESTION", invalid["field"]))
+    ask = prompts.question(
+        kn, sub_type, invalid["field"], lang, answered=answered, total=total, reason=reason
+    )
+    reply = interrupt(
+        waiting(kn, state, [*state.get("outbox", []), ask], "RE_QUESTION", invalid["field"])
+    )
     return {**received(reply), "outbox": [], "invalid": None, "asking": invalid["field"]}
 
 
@@ -257,4 +317,7 @@ async def write_summary(state: LegalState, runtime: Runtime[Context]) -> dict[st
 async def close_intake(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Close the intake; `/new` starts another."""
     ctx = runtime.context
-    return {"status": "completed", "outbox": [*state.get("outbox", []), prompts.say(ctx.knowledge, ctx.lang, "completed")]}
+    return {
+        "status": "completed",
+        "outbox": [*state.get("outbox", []), prompts.say(ctx.knowledge, ctx.lang, "completed")],
+    }

@@ -79,17 +79,30 @@ def answer_choices(kn: Knowledge, spec: FieldSpec, key: str, lang: str) -> list[
             {"label": kn.message("btn_no", lang), "data": f"a:{key}:no"},
         ]
     elif spec.kind in ("choice", "multi_choice"):
-        choices += [{"label": o.label.get(lang), "data": f"a:{key}:{o.value}"} for o in spec.options]
+        choices += [
+            {"label": o.label.get(lang), "data": f"a:{key}:{o.value}"} for o in spec.options
+        ]
     choices.append({"label": kn.message("btn_unknown", lang), "data": f"a:{key}:unknown"})
     return choices
 
 
 def question(
-    kn: Knowledge, sub_type: str, key: str, lang: str, *, answered: int, total: int, reason: str = ""
+    kn: Knowledge,
+    sub_type: str,
+    key: str,
+    lang: str,
+    *,
+    answered: int,
+    total: int,
+    reason: str = "",
 ) -> Message:
     """The question for a field: progress, (why the last answer failed,) question, why we ask."""
     spec = kn.k2.field(sub_type, key)
-    parts = [kn.message("progress", lang, percent=percent(answered, total), answered=answered, total=total)]
+    parts = [
+        kn.message(
+            "progress", lang, percent=percent(answered, total), answered=answered, total=total
+        )
+    ]
     if reason:
         parts.append(reason)
     parts.append(spec.question.get(lang))
@@ -110,7 +123,9 @@ def reason_text(kn: Knowledge, sub_type: str, invalid: dict[str, Any], lang: str
     return kn.message("reask", lang, reason=text)
 
 
-def case_type_choices(kn: Knowledge, lang: str, *, candidates: list[str], browse: str | None) -> list[dict[str, str]]:
+def case_type_choices(
+    kn: Knowledge, lang: str, *, candidates: list[str], browse: str | None
+) -> list[dict[str, str]]:
     """Buttons to pick the case type: likely sub-types, a main type's sub-types, or main types."""
     if browse:
         subs = next(ct.sub_types for ct in kn.k1.case_types if ct.code == browse)

@@ -30,7 +30,10 @@ def case_snapshot(kn: Knowledge, values: dict[str, Any], node: str) -> dict[str,
         "facts": stored,
         "unknown": unknown,
         "missing": missing,
-        "counterparty": {"name": facts.get("counterparty"), "party_type": facts.get("counterparty_type")},
+        "counterparty": {
+            "name": facts.get("counterparty"),
+            "party_type": facts.get("counterparty_type"),
+        },
         "evidence_files": values.get("evidence_files", []),
         "summary": values.get("summary"),
     }
@@ -47,12 +50,17 @@ def status_text(kn: Knowledge, values: dict[str, Any], lang: str) -> str:
     missing = missing_fields(kn.k2, sub_type, facts)
     listed = ", ".join(kn.k2.field(sub_type, k).label.get(lang) for k in missing)
     return kn.message(
-        "status", lang, percent=percent(answered, total), case=f"{main} · {sub}",
+        "status",
+        lang,
+        percent=percent(answered, total),
+        case=f"{main} · {sub}",
         missing=listed or kn.message("missing_none", lang),
     )
 
 
-def current_prompt(kn: Knowledge, values: dict[str, Any], node: str, lang: str) -> Message | None:
+def current_prompt(
+    kn: Knowledge, values: dict[str, Any], node: str, field: str | None, lang: str
+) -> Message | None:
     """The question the intake waits on, rendered afresh in `lang` (after /lang, bad input, ...)."""
     sub_type = values.get("sub_type")
     if node == "INIT":
@@ -62,7 +70,7 @@ def current_prompt(kn: Knowledge, values: dict[str, Any], node: str, lang: str) 
             kn, lang, candidates=values.get("candidates") or [], browse=values.get("browse")
         )
         return prompts.message(kn.message("choose_case_type", lang), choices)
-    if node in ("FACT_COLLECTION", "RE_QUESTION") and sub_type and values.get("asking"):
+    if node in ("FACT_COLLECTION", "RE_QUESTION") and sub_type and field:
         answered, total = progress(kn.k2, sub_type, values.get("facts", {}))
-        return prompts.question(kn, sub_type, values["asking"], lang, answered=answered, total=total)
+        return prompts.question(kn, sub_type, field, lang, answered=answered, total=total)
     return None

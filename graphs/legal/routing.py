@@ -16,7 +16,9 @@ def route_after_init(state: LegalState) -> Literal["INIT", "CASE_CLASSIFICATION"
     return "CASE_CLASSIFICATION" if state.get("description") else "INIT"
 
 
-def route_after_classification(state: LegalState) -> Literal["FACT_COLLECTION", "CONFIRM_CASE_TYPE"]:
+def route_after_classification(
+    state: LegalState,
+) -> Literal["FACT_COLLECTION", "CONFIRM_CASE_TYPE"]:
     """Collect facts once the sub-type is known; otherwise let the person pick it."""
     if state.get("sub_type"):
         return "FACT_COLLECTION"
@@ -25,7 +27,9 @@ def route_after_classification(state: LegalState) -> Literal["FACT_COLLECTION", 
     return "CONFIRM_CASE_TYPE"
 
 
-def route_after_confirmation(state: LegalState) -> Literal["CASE_CLASSIFICATION", "CONFIRM_CASE_TYPE"]:
+def route_after_confirmation(
+    state: LegalState,
+) -> Literal["CASE_CLASSIFICATION", "CONFIRM_CASE_TYPE"]:
     """Back to classification after a pick or a fuller description; else offer buttons again."""
     if state.get("sub_type") or state.get("candidates") is None:
         return "CASE_CLASSIFICATION"

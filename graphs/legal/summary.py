@@ -38,7 +38,12 @@ def build_summary(kn: Knowledge, state: dict[str, Any], lang: str) -> dict[str, 
             spec = kn.k2.field(sub_type, key)
             value = facts.get(key)
             items.append(
-                {"key": key, "label": spec.label.get(lang), "value": value, "display": format_value(kn, spec, value, lang)}
+                {
+                    "key": key,
+                    "label": spec.label.get(lang),
+                    "value": value,
+                    "display": format_value(kn, spec, value, lang),
+                }
             )
         if items:
             sections.append({"title": section.title.get(lang), "items": items})
@@ -46,11 +51,14 @@ def build_summary(kn: Knowledge, state: dict[str, Any], lang: str) -> dict[str, 
     legal_info: dict[str, Any] = {}
     for part in fmt.info:
         value = getattr(info, part)
-        legal_info[part] = [t.get(lang) for t in value] if isinstance(value, list) else value.get(lang)
+        legal_info[part] = (
+            [t.get(lang) for t in value] if isinstance(value, list) else value.get(lang)
+        )
 
     emotions = [e["kind"] for e in state.get("emotions", [])]
     corrections = [
-        {"field": c["field"], "old": c["old"], "new": c["new"]} for c in state.get("corrections", [])
+        {"field": c["field"], "old": c["old"], "new": c["new"]}
+        for c in state.get("corrections", [])
     ]
     structured = {
         "format": sub_type if sub_type in kn.k4.formats else "default",
@@ -73,16 +81,28 @@ def build_summary(kn: Knowledge, state: dict[str, Any], lang: str) -> dict[str, 
         "legal_info": legal_info,
         "language": lang,
     }
-    return {"text": render_text(kn, state, structured, lang, fmt.title.get(lang)), "structured": structured}
+    return {
+        "text": render_text(kn, state, structured, lang, fmt.title.get(lang)),
+        "structured": structured,
+    }
 
 
-def render_text(kn: Knowledge, state: dict[str, Any], data: dict[str, Any], lang: str, title: str) -> str:
+def render_text(
+    kn: Knowledge, state: dict[str, Any], data: dict[str, Any], lang: str, title: str
+) -> str:
     """The summary as plain text for staff and for the person."""
     msg = kn.message
-    lines = [f"📋 {title}", f"■ {msg('summary_case', lang)}: {data['case_label']} · {data['sub_case_label']}"]
+    lines = [
+        f"📋 {title}",
+        f"■ {msg('summary_case', lang)}: {data['case_label']} · {data['sub_case_label']}",
+    ]
     description = (state.get("description") or "").strip()
     if description:
-        preview = description if len(description) <= DESCRIPTION_PREVIEW else description[:DESCRIPTION_PREVIEW] + "…"
+        preview = (
+            description
+            if len(description) <= DESCRIPTION_PREVIEW
+            else description[:DESCRIPTION_PREVIEW] + "…"
+        )
         lines.append(f"■ {msg('summary_description', lang)}: {preview}")
     for section in data["sections"]:
         lines.append("")
@@ -96,13 +116,18 @@ def render_text(kn: Knowledge, state: dict[str, Any], data: dict[str, Any], lang
         feelings = ", ".join(msg(f"emotion_{kind}", lang) for kind in data["emotions"])
         lines.append(f"■ {msg('summary_emotions', lang)}: {feelings}")
     if data["missing_fields"]:
-        labels = ", ".join(kn.k2.field(data["sub_case_type"], k).label.get(lang) for k in data["missing_fields"])
+        labels = ", ".join(
+            kn.k2.field(data["sub_case_type"], k).label.get(lang) for k in data["missing_fields"]
+        )
         lines.append(f"■ {msg('summary_missing', lang)}: {labels}")
     if data["corrections"]:
         lines.append(f"■ {msg('summary_corrections', lang)}:")
         for c in data["corrections"]:
             spec = kn.k2.field(data["sub_case_type"], c["field"])
-            old, new = format_value(kn, spec, c["old"], lang), format_value(kn, spec, c["new"], lang)
+            old, new = (
+                format_value(kn, spec, c["old"], lang),
+                format_value(kn, spec, c["new"], lang),
+            )
             lines.append(f"  · {spec.label.get(lang)}: {old} → {new}")
     if data["legal_info"]:
         lines.append("")

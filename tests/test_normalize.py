@@ -1,0 +1,390 @@
+"""Table-driven tests of the offline normalisers (amounts, dates, yes/no, counts, durations)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from graphs.common.normalize import (
+    Match,
+    find_amounts,
+    find_dates,
+    is_future,
+    parse_amount,
+    parse_date,
+    parse_duration_months,
+    parse_int,
+    parse_yes_no,
+)
+from knowledge.loader import KNOWLEDGE_DIR, load_file
+from knowledge.models import Lexicon
+
+NOW = datetime(2026, 11, 22, 10, 0)  # a Sunday
+LEXICON = load_file(KNOWLEDGE_DIR / "lexicon.yaml", Lexicon)
+YES = [w for words in LEXICON.yes.values() for w in words]
+NO = [w for words in LEXICON.no.values() for w in words]
+
+
+# --- amounts --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("300만원", 3_000_000),
+        ("3백만 원", 3_000_000),
+        ("이천만 원", 20_000_000),
+        ("1억 2천만원", 120_000_000),
+        ("3,000,000원", 3_000_000),
+        ("85만", 850_000),
+        ("3 million won", 3_000_000),
+        ("50만 원", 500_000),
+        ("오십만원", 500_000),
+        ("천오백만원", 15_000_000),
+        ("2억", 200_000_000),
+        ("1.5억", 150_000_000),
+        ("500원", 500),
+        ("KRW 1,200,000", 1_200_000),
+        ("1,200,000 won", 1_200_000),
+        ("₩50,000", 50_000),
+        ("0원", 0),
+        ("-30만원", -300_000),
+        ("마이너스 30만원", -300_000),
+        ("만원", 10_000),
+        ("오천원", 5_000),
+        ("5천원", 5_000),
+        ("3만 5천원", 35_000),
+        ("1,500만 원", 15_000_000),
+        ("3억5000만원", 350_000_000),
+        ("2.5 million", 2_500_000),
+        ("보증금 이천만원이요", 20_000_000),
+        ("30만원 정도요", 300_000),
+        # A bare thousands group after 억 is read in 만: '2억 5천' is 250,000,000.
+        ("2억 5천", 250_000_000),
+        ("1억 2천이요", 120_000_000),
+        # In a whole answer a Hangul-only numeral needs no 원.
+        ("이천만이요", 20_000_000),
+        ("2억 이상", 200_000_000),
+    ],
+)
+def test_parse_amount(text: str, expected: int) -> None:
+    assert parse_amount(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "300",  # a bare number is ambiguous
+        "만",
+        "3천",
+        "2024년",
+        "3월",
+        "6/1",
+        "2명",
+        "3만 명",
+        "2 million people",
+        "기억이 안 나요",  # 억 inside a word
+        "억울해요",
+        "사원이에요",  # 사원 is an employee, not 4 won
+        "이만큼",
+        "천만에요",
+        "잘 모르겠어요",
+        "보증금 1억에 월세 50만원",  # two different amounts
+    ],
+)
+def test_parse_amount_none(text: str) -> None:
+    assert parse_amount(text) is None
+
+
+def test_find_amounts_in_order_with_spans() -> None:
+    text = "금액은 500만원이 아니라 50만원이에요"
+    found = find_amounts(text)
+    assert [m.value for m in found] == [5_000_000, 500_000]
+    assert [text[m.start : m.end] for m in found] == ["500만원", "50만원"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024년 6월 1일에 300만원을 빌려줬어요", [3_000_000]),
+        ("친구 2명한테 각각 50만원씩", [500_000]),
+        ("6/1에 ₩50,000 보냈어요", [50_000]),
+        ("300만 억울하게 잃었어요", [3_000_000]),
+        ("300-400만원", [4_000_000]),
+        ("이천만", []),  # free text: a Hangul-only numeral needs 원
+        ("만나서 얘기했어요", []),
+        ("I won 3 times", []),
+    ],
+)
+def test_find_amounts(text: str, expected: list[int]) -> None:
+    assert [m.value for m in find_amounts(text)] == expected
+
+
+# --- dates ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("어제", "2026-11-21"),
+        ("그저께", "2026-11-20"),
+        ("그제", "2026-11-20"),
+        ("오늘", "2026-11-22"),
+        ("내일", "2026-11-23"),
+        ("지난주", "2026-11-15"),
+        ("지난 주에요", "2026-11-15"),
+        ("지난달", "2026-10"),
+        ("저번 달 15일", "2026-10-15"),
+        ("이번 달", "2026-11"),
+        ("작년", "2025"),
+        ("재작년", "2024"),
+        ("올해 3월", "2026-03"),
+        ("작년 3월", "2025-03"),
+        ("작년 12월 25일", "2025-12-25"),
+        ("3개월 전", "2026-08"),
+        ("두 달 전쯤", "2026-09"),
+        ("2년 전", "2024"),
+        ("이틀 전", "2026-11-20"),
+        ("일주일 전", "2026-11-15"),
+        ("2024년 6월 1일", "2024-06-01"),
+        ("2024년 6월", "2024-06"),
+        ("2024년", "2024"),
+        ("24년 6월", "2024-06"),
+        ("2024.6.1", "2024-06-01"),
+        ("2024. 6. 1.", "2024-06-01"),
+        ("2024-06-01", "2024-06-01"),
+        ("24.6.1", "2024-06-01"),
+        ("2024.6", "2024-06"),
+        ("6/1", "2026-06-01"),  # this year even though it is past; validation decides
+        ("12/25", "2026-12-25"),  # this year even though it is ahead
+        ("6월 1일", "2026-06-01"),
+        ("3월", "2026-03"),
+        ("2024년 2월 29일", "2024-02-29"),
+        ("yesterday", "2026-11-21"),
+        ("today", "2026-11-22"),
+        ("last month", "2026-10"),
+        ("last year", "2025"),
+        ("2 years ago", "2024"),
+        ("3 days ago", "2026-11-19"),
+        ("a month ago", "2026-10"),
+        ("June 1, 2024", "2024-06-01"),
+        ("1 June 2024", "2024-06-01"),
+        ("the 1st of June", "2026-06-01"),
+        ("March 2024", "2024-03"),
+        ("06/01/2024", "2024-06-01"),
+        ("It started on 2024-06-01.", "2024-06-01"),
+    ],
+)
+def test_parse_date(text: str, expected: str) -> None:
+    assert parse_date(text, now=NOW) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024.2.30",  # no such day
+        "2025년 2월 29일",
+        "13월",
+        "300만원",
+        "2명",
+        "10년",  # a duration
+        "3년 6개월",
+        "1.5억",
+        "그제서야 알았어요",
+        "오늘날",
+        "85년생",
+        "잘 기억이 안 나요",
+        "2024년 3월부터 2025년 1월까지",  # two dates
+    ],
+)
+def test_parse_date_none(text: str) -> None:
+    assert parse_date(text, now=NOW) is None
+
+
+def test_find_dates_every_date_with_span() -> None:
+    text = "2024년 3월에 입사해서 지난달 15일에 퇴사했어요"
+    found = find_dates(text, now=NOW)
+    assert [m.value for m in found] == ["2024-03", "2026-10-15"]
+    assert [text[m.start : m.end] for m in found] == ["2024년 3월", "지난달 15일"]
+
+
+def test_find_dates_day_before_ago_is_one_date() -> None:
+    assert find_dates("6월 3일 전에 받았어요", now=NOW) == [Match("2026-06-03", 0, 5)]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-11-22", False),
+        ("2026-11-23", True),
+        ("2026-11", False),  # this month has started
+        ("2026-12", True),
+        ("2026", False),
+        ("2027", True),
+        ("2025-12-31", False),
+    ],
+)
+def test_is_future(value: str, expected: bool) -> None:
+    assert is_future(value, now=NOW) is expected
+
+
+def test_is_future_rejects_other_text() -> None:
+    with pytest.raises(ValueError):
+        is_future("작년", now=NOW)
+
+
+# --- yes / no -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("네", True),
+        ("예", True),
+        ("넵", True),
+        ("넵넵!", True),
+        ("응", True),
+        ("있어요", True),
+        ("있습니다", True),
+        ("네 있어요", True),
+        ("yes", True),
+        ("Yep", True),
+        ("Yes, I do", True),
+        ("없어요", False),
+        ("아니요", False),
+        ("아뇨", False),
+        ("없음", False),
+        ("아니요 없어요", False),
+        ("no", False),
+        ("Nope.", False),
+        ("No, I don't", False),
+        ("안 했어요", False),  # the longer no-cue wins over the yes-cue inside it
+        # Korean answers the question's form: a content word overrides a leading particle.
+        ("네, 없어요", False),
+        ("아니요, 있어요", True),
+        ("아니요 사장님이 월급을 3개월째 안 주고 있어요", False),
+    ],
+)
+def test_parse_yes_no(text: str, expected: bool) -> None:
+    assert parse_yes_no(text, yes=YES, no=NO) is expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "네가 그랬잖아요",  # 네 as 'you'
+        "예전에 일했어요",
+        "잘 모르겠어요",
+        "I don't know",
+        "I have no idea",
+        "회사에 사장님이 있어요 근데 연락이 안돼요 진짜 답답해요",  # a story, not an answer
+        "",
+    ],
+)
+def test_parse_yes_no_none(text: str) -> None:
+    assert parse_yes_no(text, yes=YES, no=NO) is None
+
+
+def test_parse_yes_no_with_only_no_words() -> None:
+    assert parse_yes_no("아이 없어요", yes=[], no=NO) is False
+    assert parse_yes_no("네", yes=[], no=NO) is None
+
+
+# --- counts ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2명", 2),
+        ("두 명", 2),
+        ("두명이요", 2),
+        ("셋", 3),
+        ("아이 둘", 2),
+        ("둘이에요", 2),
+        ("3", 3),
+        ("0", 0),
+        ("three", 3),
+        ("Three kids", 3),
+        ("열두 명", 12),
+        ("스무 살", 20),
+        ("서른 살", 30),
+        ("삼십 세", 30),
+        ("5살", 5),
+        ("한 번", 1),
+        ("1,000명", 1000),
+    ],
+)
+def test_parse_int(text: str, expected: int) -> None:
+    assert parse_int(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "없어요",  # 0 from a no-word is the caller's job
+        "하나도 없어요",
+        "네",
+        "세",
+        "열 받아요",
+        "열이 나요",
+        "한두 명",
+        "2~3명",
+        "2명 중 1명",
+        "2024년",
+        "300만원",
+        "3개월",
+        "2.5명",
+        "오명",
+        "no one",
+    ],
+)
+def test_parse_int_none(text: str) -> None:
+    assert parse_int(text) is None
+
+
+# --- durations ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("10년", 120),
+        ("3년 6개월", 42),
+        ("1년6개월", 18),
+        ("1년 반", 18),
+        ("6개월", 6),
+        ("2.5년", 30),
+        ("반년", 6),
+        ("한 달", 1),
+        ("석 달", 3),
+        ("일 년", 12),
+        ("10년 넘게 일했어요", 120),
+        ("18 months", 18),
+        ("2 years", 24),
+        ("1.5 years", 18),
+        ("a year and a half", 18),
+        ("2 years and 3 months", 27),
+    ],
+)
+def test_parse_duration_months(text: str, expected: int) -> None:
+    assert parse_duration_months(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2년 전",
+        "2024년",
+        "24년 6월",
+        "85년생",
+        "이 달",
+        "3주",
+        "15일",
+        "3 months ago",
+        "3년 또는 4년",
+    ],
+)
+def test_parse_duration_months_none(text: str) -> None:
+    assert parse_duration_months(text) is None
