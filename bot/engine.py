@@ -271,13 +271,13 @@ class Engine:
         )
         for attempt, pause in enumerate((*RECORD_RETRIES, None), start=1):
             try:
-                await repo.sync_case(engine=self.records, session_id=session_id, snapshot=snapshot)
-                await repo.add_turn(
-                    engine=self.records,
-                    session_id=session_id,
-                    field=asked,
-                    user_text=user_text[:MAX_INPUT_CHARS],
-                    bot_text=bot_text,
+                turn = {
+                    "field": asked,
+                    "user_text": user_text[:MAX_INPUT_CHARS],
+                    "bot_text": bot_text,
+                }
+                await repo.sync_case(
+                    engine=self.records, session_id=session_id, snapshot=snapshot, turn=turn
                 )
                 return
             except Exception as exc:  # noqa: BLE001 - any storage failure is retried, then logged

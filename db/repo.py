@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import uuid
-from collections.abc import Iterable
+import weakref
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func
+from sqlalchemy import delete, func, update
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import col, select
@@ -34,6 +37,22 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+_WRITE_LOCKS: weakref.WeakKeyDictionary[AsyncEngine, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+@asynccontextmanager
+async def _writing(engine: AsyncEngine) -> AsyncIterator[AsyncSession]:
+    """A session for a write transaction; one writer at a time per process.
+
+    SQLite has a single writer. A deferred transaction that reads and then writes fails at
+    once with "database is locked" when another writer got there first (the busy timeout
+    does not apply to that upgrade), so writers of this process queue here instead.
+    """
+    lock = _WRITE_LOCKS.setdefault(engine, asyncio.Lock())
+    async with lock, AsyncSession(engine) as db:
+        yield db
+
+
 # --- preferences ---------------------------------------------------------------------------
 
 
@@ -46,7 +65,7 @@ async def get_lang(*, engine: AsyncEngine, chat_id: int) -> str | None:
 
 async def set_lang(*, engine: AsyncEngine, chat_id: int, lang: str) -> None:
     """Remember the chat's language."""
-    async with AsyncSession(engine) as db:
+    async with _writing(engine) as db:
         stmt = insert(ChatPreference).values(chat_id=chat_id, lang=lang)
         await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"lang": lang}))
         await db.commit()
@@ -59,7 +78,7 @@ async def inbox_add(
     *, engine: AsyncEngine, update_id: int, chat_id: int | None, payload: dict[str, Any]
 ) -> bool:
     """Store an inbound update before it is confirmed; False when it was stored already."""
-    async with AsyncSession(engine) as db:
+    async with _writing(engine) as db:
         stmt = insert(InboxUpdate).values(
             update_id=update_id, chat_id=chat_id, payload_json=_dumps(payload), received_at=utcnow()
         )
@@ -77,7 +96,7 @@ async def inbox_is_processed(*, engine: AsyncEngine, update_id: int) -> bool:
 
 async def inbox_mark_processed(*, engine: AsyncEngine, update_id: int) -> None:
     """Mark an update processed (its reply has been produced and its records written)."""
-    async with AsyncSession(engine) as db:
+    async with _writing(engine) as db:
         row = await db.get(InboxUpdate, update_id)
         if row is not None and row.processed_at is None:
             row.processed_at = utcnow()
@@ -132,7 +151,7 @@ async def create_session(
 ) -> ChatSession:
     """Start a new session for the chat."""
     session = ChatSession(id=uuid.uuid4().hex, chat_id=chat_id, user_id=user_id, domain=domain)
-    async with AsyncSession(engine) as db:
+    async with _writing(engine) as db:
         db.add(session)
         await db.flush()  # the session row first: the others refer to it
         db.add(CaseMaster(session_id=session.id))
@@ -144,7 +163,7 @@ async def create_session(
 
 async def close_session(*, engine: AsyncEngine, session_id: str, status: str) -> None:
     """Mark a session completed or cancelled."""
-    async with AsyncSession(engine) as db:
+    async with _writing(engine) as db:
         session = await db.get(ChatSession, session_id)
         if session is None or session.status != "open":
             return
@@ -168,60 +187,81 @@ async def list_sessions(*, engine: AsyncEngine, statuses: Iterable[str]) -> list
 # --- case records --------------------------------------------------------------------------
 
 
-async def sync_case(*, engine: AsyncEngine, session_id: str, snapshot: dict[str, Any]) -> None:
-    """Write a session's case records from a snapshot of its graph state (idempotent).
+async def sync_case(
+    *,
+    engine: AsyncEngine,
+    session_id: str,
+    snapshot: dict[str, Any],
+    turn: dict[str, Any] | None = None,
+) -> None:
+    """Write a session's case records from a snapshot of its graph state, in one transaction.
 
-    The snapshot is plain JSON data: state, status, completion_rate, case_type, sub_type,
-    confidence, description, emotions, facts, unknown, missing, counterparty, evidence_files,
-    summary.
+    Idempotent: the same snapshot written twice leaves the same rows. The snapshot is plain
+    JSON data: state, status, completion_rate, case_type, sub_type, confidence, description,
+    emotions, facts, unknown, missing, counterparty, evidence_files, summary. `turn`, when
+    given, is appended to the conversation history ({"field", "user_text", "bot_text"}).
     """
     now = utcnow()
-    async with AsyncSession(engine) as db:
+    async with _writing(engine) as db:
         session = await db.get(ChatSession, session_id)
         if session is None:
             raise LookupError(f"no session {session_id}")
         if session.current_state != snapshot["state"]:
-            db.add(
-                StateTransition(
+            await db.exec(
+                insert(StateTransition).values(
                     session_id=session_id,
                     from_state=session.current_state,
                     to_state=snapshot["state"],
+                    at=now,
                 )
             )
-        session.current_state = snapshot["state"]
-        session.completion_rate = snapshot["completion_rate"]
-        session.updated_at = now
+        changes: dict[str, Any] = {
+            "current_state": snapshot["state"],
+            "completion_rate": snapshot["completion_rate"],
+            "updated_at": now,
+        }
         if snapshot["status"] != "open" and session.status == "open":
-            session.status = snapshot["status"]
-            session.ended_at = now
-        db.add(session)
-
-        rows = await db.exec(select(CaseMaster).where(CaseMaster.session_id == session_id))
-        case = rows.first() or CaseMaster(session_id=session_id)
-        case.case_type = snapshot.get("case_type")
-        case.sub_case_type = snapshot.get("sub_type")
-        case.confidence = snapshot.get("confidence") or 0.0
-        case.description = snapshot.get("description") or ""
-        case.emotions_json = _dumps(snapshot.get("emotions") or [])
-        case.updated_at = now
-        db.add(case)
+            changes.update(status=snapshot["status"], ended_at=now)
+        await db.exec(
+            update(ChatSession).where(col(ChatSession.id) == session_id).values(**changes)
+        )
+        await db.exec(
+            update(CaseMaster)
+            .where(col(CaseMaster.session_id) == session_id)
+            .values(
+                case_type=snapshot.get("case_type"),
+                sub_case_type=snapshot.get("sub_type"),
+                confidence=snapshot.get("confidence") or 0.0,
+                description=snapshot.get("description") or "",
+                emotions_json=_dumps(snapshot.get("emotions") or []),
+                updated_at=now,
+            )
+        )
 
         facts: dict[str, Any] = snapshot.get("facts") or {}
         unknown = set(snapshot.get("unknown") or [])
-        for key, value in facts.items():
-            status = "unknown" if key in unknown else "answered"
-            stmt = insert(CaseFact).values(
-                session_id=session_id,
-                key=key,
-                value_json=_dumps(value),
-                status=status,
-                updated_at=now,
-            )
+        if facts:
+            rows = [
+                {
+                    "session_id": session_id,
+                    "key": key,
+                    "value_json": _dumps(value),
+                    "status": "unknown" if key in unknown else "answered",
+                    "updated_at": now,
+                }
+                for key, value in facts.items()
+            ]
+            stmt = insert(CaseFact).values(rows)
             await db.exec(
                 stmt.on_conflict_do_update(
                     index_elements=["session_id", "key"],
-                    set_={"value_json": _dumps(value), "status": status, "updated_at": now},
-                    where=(CaseFact.value_json != _dumps(value)) | (CaseFact.status != status),
+                    set_={
+                        "value_json": stmt.excluded.value_json,
+                        "status": stmt.excluded.status,
+                        "updated_at": stmt.excluded.updated_at,
+                    },
+                    where=(CaseFact.value_json != stmt.excluded.value_json)
+                    | (CaseFact.status != stmt.excluded.status),
                 )
             )
         await db.exec(
@@ -230,70 +270,63 @@ async def sync_case(*, engine: AsyncEngine, session_id: str, snapshot: dict[str,
             )
         )
 
-        missing = snapshot.get("missing") or []
         await db.exec(
             delete(CaseMissingField).where(col(CaseMissingField.session_id) == session_id)
         )
-        for key in missing:
-            reason = "unknown" if key in unknown else "not_answered"
-            db.add(CaseMissingField(session_id=session_id, key=key, reason=reason))
-
-        party = snapshot.get("counterparty") or {}
-        if party.get("name") or party.get("party_type"):
-            stmt = insert(CaseParty).values(
-                session_id=session_id,
-                role="counterparty",
-                name=party.get("name"),
-                party_type=party.get("party_type"),
-            )
+        missing = snapshot.get("missing") or []
+        if missing:
             await db.exec(
-                stmt.on_conflict_do_update(
-                    index_elements=["session_id", "role"],
-                    set_={"name": party.get("name"), "party_type": party.get("party_type")},
+                insert(CaseMissingField).values(
+                    [
+                        {
+                            "session_id": session_id,
+                            "key": key,
+                            "reason": "unknown" if key in unknown else "not_answered",
+                        }
+                        for key in missing
+                    ]
                 )
             )
 
-        for item in snapshot.get("evidence_files") or []:
-            stmt = insert(CaseEvidence).values(
-                session_id=session_id,
-                kind=item["kind"],
-                file_id=item["file_id"],
-                file_unique_id=item["file_unique_id"],
-                file_name=item.get("file_name"),
-                mime_type=item.get("mime_type"),
-                caption=item.get("caption"),
-                received_at=datetime.fromisoformat(item["at"]),
+        party = snapshot.get("counterparty") or {}
+        if party.get("name") or party.get("party_type"):
+            values = {"name": party.get("name"), "party_type": party.get("party_type")}
+            stmt = insert(CaseParty).values(session_id=session_id, role="counterparty", **values)
+            await db.exec(
+                stmt.on_conflict_do_update(index_elements=["session_id", "role"], set_=values)
             )
+
+        files = snapshot.get("evidence_files") or []
+        if files:
+            rows = [
+                {
+                    "session_id": session_id,
+                    "kind": item["kind"],
+                    "file_id": item["file_id"],
+                    "file_unique_id": item["file_unique_id"],
+                    "file_name": item.get("file_name"),
+                    "mime_type": item.get("mime_type"),
+                    "caption": item.get("caption"),
+                    "received_at": datetime.fromisoformat(item["at"]),
+                }
+                for item in files
+            ]
+            stmt = insert(CaseEvidence).values(rows)
             await db.exec(
                 stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"])
             )
 
         summary = snapshot.get("summary")
         if summary:
-            stmt = insert(CaseSummary).values(
-                session_id=session_id,
-                summary_text=summary["text"],
-                structured_json=_dumps(summary["structured"]),
-                created_at=now,
-            )
-            await db.exec(
-                stmt.on_conflict_do_update(
-                    index_elements=["session_id"],
-                    set_={
-                        "summary_text": summary["text"],
-                        "structured_json": _dumps(summary["structured"]),
-                    },
-                )
-            )
-        await db.commit()
+            values = {
+                "summary_text": summary["text"],
+                "structured_json": _dumps(summary["structured"]),
+            }
+            stmt = insert(CaseSummary).values(session_id=session_id, created_at=now, **values)
+            await db.exec(stmt.on_conflict_do_update(index_elements=["session_id"], set_=values))
 
-
-async def add_turn(
-    *, engine: AsyncEngine, session_id: str, field: str | None, user_text: str, bot_text: str
-) -> None:
-    """Append one question-answer turn to the conversation history."""
-    async with AsyncSession(engine) as db:
-        db.add(ChatTurn(session_id=session_id, field=field, user_text=user_text, bot_text=bot_text))
+        if turn is not None:
+            await db.exec(insert(ChatTurn).values(session_id=session_id, at=now, **turn))
         await db.commit()
 
 

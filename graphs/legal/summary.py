@@ -97,7 +97,10 @@ def render_text(
         f"■ {msg('summary_case', lang)}: {data['case_label']} · {data['sub_case_label']}",
     ]
     description = (state.get("description") or "").strip()
-    if description:
+    shown_in_sections = any(
+        i["key"] == "action_description" for sec in data["sections"] for i in sec["items"]
+    )
+    if description and not shown_in_sections:
         preview = (
             description
             if len(description) <= DESCRIPTION_PREVIEW
