@@ -7,6 +7,7 @@ records written after it. Nothing here knows Telegram.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections import defaultdict
 from dataclasses import dataclass
@@ -25,11 +26,17 @@ from db.engine import create_records_engine, open_checkpoint_connection
 from graphs.common.brain import Brain
 from graphs.common.context import Context
 from graphs.common.rules_brain import RulesBrain
-from graphs.common.text import detect_lang, is_meaningless
+from graphs.common.text import detect_lang, get_kiwi, is_meaningless
 from graphs.registry import GRAPHS, GraphSpec
 from knowledge.loader import Knowledge, default_knowledge
 
 log = logging.getLogger(__name__)
+
+
+def chat_tag(chat_id: int) -> str:
+    """A stable pseudonym of a chat for logs: operators can follow one chat, not identify it."""
+    return hashlib.sha256(f"intake-chat:{chat_id}".encode()).hexdigest()[:10]
+
 
 MAX_INPUT_CHARS = 4000  # longer messages are cut, and the person is told
 RECORD_RETRIES = (0.05, 0.2, 0.5)  # back-off between attempts to write the records
@@ -108,6 +115,9 @@ class Engine:
     ) -> Engine:
         """Open the databases under INTAKE_DATA_DIR; one checkpointer for the process."""
         knowledge = knowledge or default_knowledge()
+        await asyncio.to_thread(
+            get_kiwi
+        )  # load the morphological analyser (~2 s) before the first message
         records = await create_records_engine(settings.intake_data_dir)
         conn = await open_checkpoint_connection(settings.intake_data_dir)
         saver = AsyncSqliteSaver(conn)
@@ -140,7 +150,7 @@ class Engine:
                 await self._turn(inbound, reply)
             log.info(
                 "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
-                inbound.chat_id,
+                chat_tag(inbound.chat_id),
                 inbound.kind,
                 reply.state,
                 reply.field,
@@ -167,7 +177,7 @@ class Engine:
                 user_id=inbound.user_id,
                 domain=self.spec.name,
             )
-            log.info("chat=%s session=%s started", inbound.chat_id, session.id)
+            log.info("chat=%s session=%s started", chat_tag(inbound.chat_id), session.id)
         config = {"configurable": {"thread_id": session.id}}
         snapshot = await self.graph.aget_state(config)
         node, asked = self._waiting(snapshot)
@@ -211,6 +221,31 @@ class Engine:
             )
         values = {k: v for k, v in result.items() if k != "__interrupt__"}
         await self._write_records(session.id, values, reply.state, asked, inbound, reply)
+        if reply.state == "COMPLETED":
+            await self._prune_checkpoints(config)
+
+    async def _prune_checkpoints(self, config: dict[str, Any]) -> None:
+        """Keep only the last checkpoint of a finished thread (never one waiting at an interrupt).
+
+        Safe because the legal state has no delta channels: the last checkpoint holds every value.
+        """
+        latest = await self.checkpointer.aget_tuple(config)
+        if latest is None:
+            return
+        thread_id, keep = (
+            config["configurable"]["thread_id"],
+            latest.config["configurable"]["checkpoint_id"],
+        )
+        async with self.checkpointer.lock:
+            conn = self.checkpointer.conn
+            await conn.execute(
+                "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id != ?",
+                (thread_id, keep),
+            )
+            await conn.execute(
+                "DELETE FROM writes WHERE thread_id = ? AND checkpoint_id != ?", (thread_id, keep)
+            )
+            await conn.commit()
 
     def _precheck(
         self, inbound: Inbound, reply: Reply, node: str | None, asked: str | None
@@ -388,7 +423,7 @@ class Engine:
                 await repo.close_session(
                     engine=self.records, session_id=session.id, status="cancelled"
                 )
-                log.info("chat=%s session=%s cancelled", chat_id, session.id)
+                log.info("chat=%s session=%s cancelled", chat_tag(chat_id), session.id)
             reply.add(kn.message("cancelled", lang))
         elif name == "help":
             reply.add(kn.message("help", lang))
@@ -463,7 +498,9 @@ class Engine:
         """/export and /sessions, for ADMIN_IDS only; anyone else learns nothing."""
         kn, lang = self.knowledge, reply.lang
         if inbound.user_id is None or inbound.user_id not in self.settings.admins:
-            log.warning("chat=%s refused admin command /%s", inbound.chat_id, inbound.command)
+            log.warning(
+                "chat=%s refused admin command /%s", chat_tag(inbound.chat_id), inbound.command
+            )
             reply.add(kn.message("admin_only", lang))
             return
         if inbound.command.lower() == "sessions":

@@ -207,3 +207,44 @@ async def test_records_write_failure_is_retried_and_the_conversation_goes_on(
     assert reply.field == "repayment_date"
     assert calls["n"] == 3
     assert (await facts_of(engine))["amount"] == 3_000_000
+
+
+async def test_finished_thread_keeps_only_its_last_checkpoint(engine: Engine, knowledge) -> None:
+    await start_loan(engine)
+    await engine.handle(text("올해 6월"))
+    conn = engine.checkpointer.conn
+    count = "select count(*) from checkpoints"
+    assert (await (await conn.execute(count)).fetchone())[0] >= 2
+    done = await engine.handle(choice("a:evidence:no"))
+    assert done.state == "COMPLETED"
+    assert (await (await conn.execute(count)).fetchone())[0] == 1
+    async with AsyncSession(engine.records) as db:
+        session = (await db.exec(select(ChatSession))).one()
+    state = await engine.graph.aget_state({"configurable": {"thread_id": session.id}})
+    assert state.values["status"] == "completed" and state.values["facts"]["amount"] == 3_000_000
+    summary = await engine.handle(command("summary"))
+    assert "3,000,000" in joined(summary)
+
+
+async def test_logs_carry_no_message_text_and_no_chat_id(engine: Engine, caplog) -> None:
+    caplog.set_level("DEBUG")
+    await engine.handle(
+        text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요", chat=987654321)
+    )
+    await engine.handle(command("export", user_id=5, chat=987654321))
+    ours = "\n".join(
+        r.getMessage() for r in caplog.records if r.name.split(".")[0] in ("bot", "graphs", "db")
+    )
+    assert "kind=text state=FACT_COLLECTION" in ours  # the engine logs its turns
+    assert "987654321" not in ours
+    assert "김철수" not in ours and "300만원" not in ours
+
+
+def test_log_setup_silences_libraries_that_log_sql_parameters() -> None:
+    import logging
+
+    from bot.cli import setup_logging
+
+    setup_logging("DEBUG")
+    for name in ("aiosqlite", "httpx", "httpcore"):
+        assert logging.getLogger(name).getEffectiveLevel() >= logging.WARNING

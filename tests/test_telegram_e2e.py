@@ -139,6 +139,16 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
     seen = len(fake.messages(CHAT))
     fake.push_sticker(CHAT)
     await wait_text(fake, CHAT, knowledge.message("not_text", "ko"), after=seen)
+    seen = len(fake.messages(CHAT))
+    fake.push_voice(CHAT)
+    fake.push_location(CHAT)
+    await fake.wait_for(
+        lambda: (
+            sum(knowledge.message("not_text", "ko") in t for t in texts(fake, CHAT)[seen:]) == 2
+        ),
+        20,
+        what="voice and location answered",
+    )
 
     # The evidence photo completes the intake; the same update delivered twice counts once.
     seen = len(fake.messages(CHAT))
