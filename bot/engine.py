@@ -42,7 +42,7 @@ MAX_INPUT_CHARS = 4000  # longer messages are cut, and the person is told
 RECORD_RETRIES = (0.05, 0.2, 0.5)  # back-off between attempts to write the records
 EXPORT_FORMATS = ("json", "csv", "md")
 
-InboundKind = Literal["text", "choice", "command", "file", "unsupported", "start"]
+InboundKind = Literal["text", "choice", "command", "file", "unsupported", "edited", "start"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -255,8 +255,12 @@ class Engine:
         base = {"id": inbound.input_id} if inbound.input_id else {}
         if inbound.kind == "start":
             return {**base, "kind": "start"}
-        if inbound.kind == "unsupported":
-            reply.add(kn.message("not_text", lang))
+        if inbound.kind in ("unsupported", "edited"):
+            reply.add(
+                kn.message(
+                    "not_text" if inbound.kind == "unsupported" else "edit_not_applied", lang
+                )
+            )
             return None
         if inbound.kind == "file":
             return {**base, "kind": "file", "file": inbound.file or {}}

@@ -22,6 +22,7 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
     MessageHandler,
+    TypeHandler,
     filters,
 )
 
@@ -107,13 +108,16 @@ def _now():
 
 
 async def _run(update: Update, context: ContextTypes.DEFAULT_TYPE, inbound: Inbound) -> Reply:
-    """Typing indicator, engine call, reply, then the inbox row is marked processed."""
-    engine = _engine(context)
+    """Typing indicator, engine call, reply."""
     await context.bot.send_chat_action(chat_id=inbound.chat_id, action=ChatAction.TYPING)
-    reply = await engine.handle(inbound)
+    reply = await _engine(context).handle(inbound)
     await send_reply(context.bot, inbound.chat_id, reply)
-    await repo.inbox_mark_processed(engine=engine.records, update_id=update.update_id)
     return reply
+
+
+async def mark_processed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """After the handlers of group 0 finished with an update, its inbox row is done."""
+    await repo.inbox_mark_processed(engine=_engine(context).records, update_id=update.update_id)
 
 
 # --- handlers (thin: update -> Inbound -> engine -> reply) ----------------------------------
@@ -153,6 +157,11 @@ async def on_file(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         }
     file["caption"] = message.caption
     await _run(update, context, _inbound(update, kind="file", file=file))
+
+
+async def on_edited(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """An edited message: edits are not applied; the person is told how to correct instead."""
+    await _run(update, context, _inbound(update, kind="edited"))
 
 
 async def on_unsupported(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -200,18 +209,17 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
             log.warning("could not send the error message")
 
 
-# Registration order matters: commands first, then buttons, files, text, and the rest.
+# Registration order matters: edits first, then commands, buttons, files, text, and the rest.
+NEW = filters.UpdateType.MESSAGE  # a new message (edits are handled apart)
 HANDLERS = [
-    CommandHandler(
-        list(COMMANDS), on_command
-    ),  # /start /help /new /cancel /status /summary /lang /export /sessions
+    MessageHandler(filters.UpdateType.EDITED_MESSAGE, on_edited),  # edits are not applied
+    # /start /help /new /cancel /status /summary /lang /export /sessions
+    CommandHandler(list(COMMANDS), on_command, filters=NEW),
     CallbackQueryHandler(on_button),  # inline keyboard presses
-    MessageHandler(filters.PHOTO | filters.Document.ALL, on_file),  # evidence files
-    MessageHandler(filters.TEXT & ~filters.COMMAND, on_text),  # answers and descriptions
-    MessageHandler(filters.COMMAND, on_command),  # unknown /commands: the engine answers politely
-    MessageHandler(
-        filters.ChatType.PRIVATE & ~filters.UpdateType.EDITED, on_unsupported
-    ),  # stickers, voice, ...
+    MessageHandler(NEW & (filters.PHOTO | filters.Document.ALL), on_file),  # evidence files
+    MessageHandler(NEW & filters.TEXT & ~filters.COMMAND, on_text),  # answers and descriptions
+    MessageHandler(NEW & filters.COMMAND, on_command),  # unknown /commands: answered politely
+    MessageHandler(NEW & filters.ChatType.PRIVATE, on_unsupported),  # stickers, voice, location
 ]
 
 
@@ -225,6 +233,7 @@ def build_application(settings: Settings, engine: Engine) -> Application:
     app = builder.build()
     app.bot_data["engine"] = engine
     app.add_handlers(HANDLERS)
+    app.add_handler(TypeHandler(Update, mark_processed), group=1)  # runs after HANDLERS
     app.add_error_handler(on_error)
     return app
 

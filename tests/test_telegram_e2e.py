@@ -20,10 +20,12 @@ import pytest
 from bot.config import Settings
 from bot.telegram_app import run_bot, split_text
 from tests.fakes.bot_api import FakeBotApi
+from tests.support import SHARED_DATA
 
 CHAT = 5001
 ADMIN = 9001
 INTAKE_BOT = Path(sys.executable).parent / "intake-bot"
+TELEGRAM_DATA = SHARED_DATA / "telegram" / "illemius"
 
 
 @pytest.fixture(autouse=True)
@@ -231,7 +233,21 @@ async def test_duplicate_update_is_processed_once_and_bursts_are_answered_in_ord
     assert replies[1] == knowledge.message("help", "en")
     assert replies[2] == knowledge.message("status_none", "en")
     assert len(fake.messages(CHAT)) == count
+
+    # Real recorded payloads: an edited message is not applied; a document before any case.
+    third = CHAT + 2
+    fake.push_raw(json.loads((TELEGRAM_DATA / "edited_message.json").read_text()), chat_id=third)
+    await wait_text(fake, third, knowledge.message("edit_not_applied", "ko"))
+    fake.push_raw(
+        json.loads((TELEGRAM_DATA / "message_with_document.json").read_text()), chat_id=third
+    )
+    await wait_text(fake, third, knowledge.message("evidence_before_case", "ko"))
     await bot.stop()
+    conn = sqlite3.connect(records)
+    assert conn.execute(
+        "select count(*) from inboxupdate where processed_at is null"
+    ).fetchone() == (0,)
+    conn.close()
 
 
 def test_split_text_keeps_every_character_and_the_limit() -> None:
