@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import logging
 import signal
 import sys
@@ -61,6 +62,94 @@ async def _export(settings: Settings, args: argparse.Namespace) -> None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
+def _kb(settings: Settings, args: argparse.Namespace) -> int:
+    """`intake-bot kb build | search | ingest`."""
+    from knowledge import kb as kbmod
+    from knowledge.loader import default_knowledge
+
+    knowledge = default_knowledge()
+    if args.kb_cmd == "build":
+        index, report = kbmod.build_index(
+            settings.intake_data_dir,
+            knowledge,
+            progress=True,
+            refresh_all=True,
+            env=settings.embedding_env,
+        )
+        for name in index.collections():
+            stats = report.get(name)
+            done = (
+                f" ({stats.added} added, {stats.updated} updated, {stats.removed} removed, "
+                f"{stats.unchanged} unchanged)"
+                if stats
+                else ""
+            )
+            print(f"{name}: {index.count(name)} documents{done}")
+        return 0
+    if args.kb_cmd == "ingest":
+        from knowledge.ingest import IngestError, load_corpus
+
+        try:
+            report = load_corpus(Path(args.path), collection=args.collection, progress=True)
+        except IngestError as exc:
+            print(f"Cannot ingest {args.path}: {exc}", file=sys.stderr)
+            return 2
+        index = kbmod.open_index(
+            settings.intake_data_dir, knowledge, progress=True, env=settings.embedding_env
+        )
+        stats = index.upsert(args.collection, report.documents, progress=True)
+        print(
+            f"{args.collection}: {report.records} records read, {report.skipped} skipped, "
+            f"{len(report.documents)} chunks ({stats.added} added, {stats.updated} updated, "
+            f"{stats.unchanged} unchanged)"
+        )
+        for problem in report.problems[:10]:
+            print(f"  skipped: {problem}", file=sys.stderr)
+        return 0
+    query = " ".join(args.query).strip()
+    if not any(ch.isalnum() for ch in query):
+        print("Nothing to search for: the query is empty or only punctuation.", file=sys.stderr)
+        return 2
+    index = kbmod.open_index(
+        settings.intake_data_dir, knowledge, progress=True, env=settings.embedding_env
+    )
+    collections = [args.collection] if args.collection else None
+    try:
+        hits = index.search(query, k=args.k, collections=collections)
+    except kbmod.KnowledgeIndexError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    if args.json:
+        rows = [
+            {
+                "id": h.id,
+                "collection": h.collection,
+                "score": round(h.score, 6),
+                "ranks": h.ranks,
+                "scores": {
+                    m: (round(v, 6) if v is not None else None) for m, v in h.scores.items()
+                },
+                "parent_id": h.parent_id,
+                "metadata": h.metadata,
+            }
+            for h in hits
+        ]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        print("No matches.")
+    for n, h in enumerate(hits, start=1):
+        methods = "  ".join(
+            f"{m} #{h.ranks.get(m) or '-'} ({h.scores[m]:.3f})"
+            if h.scores.get(m) is not None
+            else f"{m} -"
+            for m in ("vector", "bm25")
+        )
+        snippet = " ".join(h.text.split())[:110]
+        print(f"{n:>2}. {h.id} [{h.collection}] fused {h.score:.4f}  {methods}\n    {snippet}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `intake-bot` console script."""
     parser = argparse.ArgumentParser(
@@ -77,10 +166,29 @@ def main(argv: list[str] | None = None) -> int:
         "--all", action="store_true", help="include open intakes with their missing fields"
     )
     exp.add_argument("--out", help="file to write (standard output without it)")
+    kb = sub.add_parser("kb", help="the knowledge index (Chroma + BM25)")
+    kb_sub = kb.add_subparsers(dest="kb_cmd", required=True)
+    kb_sub.add_parser(
+        "build", help="index K0-K4 and the lexicon (only what changed is re-embedded)"
+    )
+    search = kb_sub.add_parser("search", help="hybrid search with fused and per-method scores")
+    search.add_argument("query", nargs="+")
+    search.add_argument(
+        "--k", type=int, default=None, help="hits (default: by query complexity 3/8/15)"
+    )
+    search.add_argument("--collection", default=None)
+    search.add_argument("--json", action="store_true")
+    ingest = kb_sub.add_parser(
+        "ingest", help="load a corpus (JSONL, YAML, Markdown or MedQuAD XML folder)"
+    )
+    ingest.add_argument("path")
+    ingest.add_argument("--collection", required=True)
     args = parser.parse_args(argv)
 
     settings = Settings()
     setup_logging(settings.intake_log_level if args.cmd == "run" else "WARNING")
+    if args.cmd == "kb":
+        return _kb(settings, args)
     if args.cmd == "chat":
         asyncio.run(_chat(settings, args))
     elif args.cmd == "run":

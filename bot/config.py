@@ -23,12 +23,24 @@ class Settings(BaseSettings):
     admin_ids: str = Field("", description="comma-separated Telegram user ids of staff")
     intake_default_lang: Literal["ko", "en"] = "ko"
     intake_log_level: str = "INFO"
+    intake_embedding_url: str | None = None
+    intake_embedding_model: str | None = None
+    intake_embedding_api_key: str | None = None
     intake_durability: Literal["sync", "async", "exit"] = "exit"
 
     @cached_property
     def admins(self) -> frozenset[int]:
         """ADMIN_IDS as a set of ints (blank entries ignored)."""
         return frozenset(int(x) for x in self.admin_ids.replace(" ", "").split(",") if x)
+
+    @property
+    def embedding_env(self) -> dict[str, str]:
+        """The embedding settings as the knowledge layer reads them."""
+        return {
+            "INTAKE_EMBEDDING_URL": self.intake_embedding_url or "",
+            "INTAKE_EMBEDDING_MODEL": self.intake_embedding_model or "",
+            "INTAKE_EMBEDDING_API_KEY": self.intake_embedding_api_key or "",
+        }
 
     @property
     def telegram_file_url(self) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import sys
 from collections import defaultdict
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -28,6 +29,7 @@ from graphs.common.context import Context
 from graphs.common.rules_brain import RulesBrain
 from graphs.common.text import detect_lang, get_kiwi, is_meaningless
 from graphs.registry import GRAPHS, GraphSpec
+from knowledge.kb import KnowledgeBase, open_index
 from knowledge.loader import Knowledge, default_knowledge
 
 log = logging.getLogger(__name__)
@@ -98,6 +100,7 @@ class Engine:
         brain: Brain,
         records: AsyncEngine,
         checkpointer: AsyncSqliteSaver,
+        kb: KnowledgeBase | None = None,
         domain: str = "legal",
     ) -> None:
         self.settings = settings
@@ -105,16 +108,31 @@ class Engine:
         self.brain = brain
         self.records = records
         self.checkpointer = checkpointer
+        self.kb = kb or KnowledgeBase(knowledge)
         self.spec: GraphSpec = GRAPHS[domain]
         self.graph = self.spec.build().compile(checkpointer=checkpointer)
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     @classmethod
     async def open(
-        cls, settings: Settings, *, knowledge: Knowledge | None = None, brain: Brain | None = None
+        cls,
+        settings: Settings,
+        *,
+        knowledge: Knowledge | None = None,
+        brain: Brain | None = None,
+        kb: KnowledgeBase | None = None,
     ) -> Engine:
-        """Open the databases under INTAKE_DATA_DIR; one checkpointer for the process."""
+        """Open the databases and the knowledge index under INTAKE_DATA_DIR (built if missing)."""
         knowledge = knowledge or default_knowledge()
+        if kb is None:
+            index = await asyncio.to_thread(
+                open_index,
+                settings.intake_data_dir,
+                knowledge,
+                progress=sys.stderr.isatty(),
+                env=settings.embedding_env,
+            )
+            kb = KnowledgeBase(knowledge, index)
         await asyncio.to_thread(
             get_kiwi
         )  # load the morphological analyser (~2 s) before the first message
@@ -128,6 +146,7 @@ class Engine:
             brain=brain or RulesBrain(knowledge),
             records=records,
             checkpointer=saver,
+            kb=kb,
         )
 
     async def close(self) -> None:
@@ -194,7 +213,7 @@ class Engine:
         if user_input is None:
             self._prompt(snapshot.values or {}, node or "INIT", asked, reply)
             return
-        context = Context(knowledge=kn, brain=self.brain, lang=lang, now=inbound.at)
+        context = Context(knowledge=kn, brain=self.brain, lang=lang, now=inbound.at, kb=self.kb)
         payload: Any
         if snapshot.next:
             payload = Command(resume=user_input)

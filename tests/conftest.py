@@ -11,6 +11,7 @@ import pytest
 from bot.config import Settings
 from bot.engine import Engine
 from graphs.common.rules_brain import RulesBrain
+from knowledge.kb import KnowledgeBase, open_index
 from knowledge.loader import Knowledge, default_knowledge
 
 
@@ -42,6 +43,12 @@ def brain(knowledge: Knowledge) -> RulesBrain:
     return RulesBrain(knowledge)
 
 
+@pytest.fixture(scope="session")
+def kb(knowledge: Knowledge, tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    """One knowledge index (Chroma + BM25 on disk) for the session's engines."""
+    return KnowledgeBase(knowledge, open_index(tmp_path_factory.mktemp("kb"), knowledge))
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(intake_data_dir=tmp_path / "data", admin_ids="777", _env_file=None)
@@ -49,8 +56,8 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 async def engine(
-    settings: Settings, knowledge: Knowledge, brain: RulesBrain
+    settings: Settings, knowledge: Knowledge, brain: RulesBrain, kb: KnowledgeBase
 ) -> AsyncIterator[Engine]:
-    engine = await Engine.open(settings, knowledge=knowledge, brain=brain)
+    engine = await Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb)
     yield engine
     await engine.close()

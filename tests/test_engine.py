@@ -250,7 +250,9 @@ def test_log_setup_silences_libraries_that_log_sql_parameters() -> None:
         assert logging.getLogger(name).getEffectiveLevel() >= logging.WARNING
 
 
-async def test_sessions_lists_open_intakes_with_progress_for_admins(engine: Engine, knowledge) -> None:
+async def test_sessions_lists_open_intakes_with_progress_for_admins(
+    engine: Engine, knowledge
+) -> None:
     await start_loan(engine)
     await engine.handle(text("안녕하세요", chat=43))
     listing = await engine.handle(command("sessions", user_id=777))

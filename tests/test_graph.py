@@ -24,6 +24,7 @@ class Driver:
         self.path, self.knowledge, self.brain, self.lang = path, knowledge, brain, lang
         self.config = {"configurable": {"thread_id": "t1"}}
         self.turns = 0
+        self.kb = None
 
     async def open(self) -> None:
         self.conn = await aiosqlite.connect(str(self.path))
@@ -49,6 +50,7 @@ class Driver:
             brain=self.brain,
             lang=self.lang,
             now=NOW + timedelta(minutes=self.turns),
+            kb=self.kb,
         )
         state = await self.graph.aget_state(self.config)
         payload: Any = Command(resume=answer) if state.next else {"answer": answer}
@@ -228,3 +230,35 @@ def test_routers_raise_on_impossible_states() -> None:
         route_after_classification({"candidates": None})
     with pytest.raises(RoutingError):
         route_after_collection({"asking": "amount", "answer": None})
+
+
+async def test_unsure_rules_get_retrieved_candidates_from_the_knowledge_base(
+    tmp_path: Path, knowledge, brain, kb
+) -> None:
+    d = Driver(tmp_path / "kb.db", knowledge, brain)
+    d.kb = kb
+    await d.open()
+    try:
+        first = await d.send("회사 그만뒀는데 돈을 못 받았어요")
+        assert first["state"] == "CONFIRM_CASE_TYPE"
+        offered = [c["data"] for c in first["messages"][-1]["choices"]]
+        rules = [
+            c.sub_type
+            for c in (await brain.classify_case("회사 그만뒀는데 돈을 못 받았어요")).candidates
+        ]
+        assert offered[: len(rules)] == [f"st:{code}" for code in rules]  # rules first
+        assert len([o for o in offered if o.startswith("st:")]) == 3  # retrieval filled the rest
+        assert "st:WAGE_ARREARS" in offered
+        vague = Driver(tmp_path / "vague.db", knowledge, brain)
+        vague.kb = kb
+        await vague.open()
+        reply = await vague.send("문제가 좀 있어서 상담받고 싶어요")
+        assert [c["data"] for c in reply["messages"][-1]["choices"]] == [
+            "ct:CIVIL",
+            "ct:CRIMINAL",
+            "ct:FAMILY",
+            "ct:ADMINISTRATIVE",
+        ]
+        await vague.close()
+    finally:
+        await d.close()

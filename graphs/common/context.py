@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from graphs.common.brain import Brain
+from knowledge.kb import KnowledgeBase
 from knowledge.loader import Knowledge
 
 
@@ -17,3 +18,9 @@ class Context:
     brain: Brain
     lang: str  # "ko" | "en": language of every text a node writes in this run
     now: datetime  # time of the message being handled (relative dates resolve against it)
+    kb: KnowledgeBase | None = None  # retrieval over the knowledge; None = exact lookups only
+
+    @property
+    def knowledge_base(self) -> KnowledgeBase:
+        """The knowledge base (exact lookups even when no index was opened)."""
+        return self.kb or KnowledgeBase(self.knowledge)

@@ -22,6 +22,7 @@ from knowledge.loader import Knowledge
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
+MAX_CANDIDATES = 3  # case types offered as buttons when unsure
 EVIDENCE_KIND_OF_FILE = {"photo": "photo", "document": "other"}
 
 
@@ -97,10 +98,14 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     if sub_type is None:
         result = await ctx.brain.classify_case(description)
         if not result.confident or result.top is None:
-            return {
-                "candidates": [c.sub_type for c in result.candidates],
-                "confidence": result.confidence,
-            }
+            candidates = [c.sub_type for c in result.candidates]
+            # The rules found legal cues but are unsure: retrieval over K1 fills the buttons.
+            # (A description with no cue at all gets the main types instead.)
+            retrieved = ctx.knowledge_base.case_candidates(description) if candidates else []
+            for code in retrieved:
+                if code not in candidates and len(candidates) < MAX_CANDIDATES:
+                    candidates.append(code)
+            return {"candidates": candidates, "confidence": result.confidence}
         sub_type, confidence = result.top.sub_type, result.confidence
     extraction = await ctx.brain.extract_facts(
         description, sub_type=sub_type, asked=None, now=ctx.now
@@ -169,7 +174,14 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
     answered, total = progress(kn.k2, sub_type, facts)
     outbox = [
         *state.get("outbox", []),
-        prompts.question(kn, sub_type, key, lang, answered=answered, total=total),
+        prompts.question(
+            kn,
+            ctx.knowledge_base.question(sub_type, key),
+            key,
+            lang,
+            answered=answered,
+            total=total,
+        ),
     ]
     reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
     return {**received(reply), "asking": key, "outbox": []}
@@ -293,9 +305,9 @@ async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, A
     invalid, sub_type = state["invalid"], state["sub_type"]
     answered, total = progress(kn.k2, sub_type, state.get("facts", {}))
     reason = prompts.reason_text(kn, sub_type, invalid, lang)
-    ask = prompts.question(
-        kn, sub_type, invalid["field"], lang, answered=answered, total=total, reason=reason
-    )
+    key = invalid["field"]
+    spec = ctx.knowledge_base.question(sub_type, key)
+    ask = prompts.question(kn, spec, key, lang, answered=answered, total=total, reason=reason)
     reply = interrupt(
         waiting(kn, state, [*state.get("outbox", []), ask], "RE_QUESTION", invalid["field"])
     )
@@ -305,7 +317,7 @@ async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, A
 async def write_summary(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write the summary in the sub-type's K4 format with its K3 information."""
     ctx = runtime.context
-    summary = build_summary(ctx.knowledge, dict(state), ctx.lang)
+    summary = build_summary(ctx.knowledge_base, dict(state), ctx.lang)
     outbox = [
         *state.get("outbox", []),
         prompts.say(ctx.knowledge, ctx.lang, "summary_intro"),

@@ -88,7 +88,7 @@ def answer_choices(kn: Knowledge, spec: FieldSpec, key: str, lang: str) -> list[
 
 def question(
     kn: Knowledge,
-    sub_type: str,
+    spec: FieldSpec,
     key: str,
     lang: str,
     *,
@@ -97,7 +97,6 @@ def question(
     reason: str = "",
 ) -> Message:
     """The question for a field: progress, (why the last answer failed,) question, why we ask."""
-    spec = kn.k2.field(sub_type, key)
     parts = [
         kn.message(
             "progress", lang, percent=percent(answered, total), answered=answered, total=total

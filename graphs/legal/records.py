@@ -72,5 +72,7 @@ def current_prompt(
         return prompts.message(kn.message("choose_case_type", lang), choices)
     if node in ("FACT_COLLECTION", "RE_QUESTION") and sub_type and field:
         answered, total = progress(kn.k2, sub_type, values.get("facts", {}))
-        return prompts.question(kn, sub_type, field, lang, answered=answered, total=total)
+        return prompts.question(
+            kn, kn.k2.field(sub_type, field), field, lang, answered=answered, total=total
+        )
     return None

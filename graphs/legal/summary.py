@@ -6,6 +6,7 @@ from typing import Any
 
 from graphs.legal.fields import missing_fields, progress
 from graphs.legal.prompts import case_labels, format_value
+from knowledge.kb import KnowledgeBase
 from knowledge.loader import Knowledge
 
 INFO_KEYS = {
@@ -18,12 +19,13 @@ INFO_KEYS = {
 DESCRIPTION_PREVIEW = 600
 
 
-def build_summary(kn: Knowledge, state: dict[str, Any], lang: str) -> dict[str, Any]:
-    """Summary text and structured data for a finished intake."""
+def build_summary(kb: KnowledgeBase, state: dict[str, Any], lang: str) -> dict[str, Any]:
+    """Summary text and structured data for a finished intake, in the K4 format with K3 information."""
+    kn = kb.knowledge
     sub_type = state["sub_type"]
     facts: dict[str, Any] = state.get("facts", {})
-    fmt = kn.k4.for_sub_type(sub_type)
-    info = kn.k3.info[sub_type]
+    fmt = kb.summary_format(sub_type)
+    info = kb.legal_info(sub_type)
     main_label, sub_label = case_labels(kn, sub_type, lang)
     unknown = state.get("unknown", [])
     missing = missing_fields(kn.k2, sub_type, facts)

@@ -1,0 +1,116 @@
+"""The knowledge base the intakes use: validated YAML plus the hybrid index over it.
+
+Graph nodes ask this layer for case-type candidates (K1, retrieved), question templates (K2),
+legal information (K3) and summary formats (K4); staff and the CLI search it.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from chromadb.api.types import EmbeddingFunction
+
+from knowledge.documents import K_COLLECTIONS, knowledge_documents
+from knowledge.embedding import default_embedding
+from knowledge.embedding_openai import EmbeddingUnavailable, embedding_from_env
+from knowledge.index import Hit, KnowledgeIndex, KnowledgeIndexError, SyncStats
+from knowledge.loader import Knowledge
+from knowledge.models import FieldSpec, LegalInfo, SummaryFormat
+
+log = logging.getLogger(__name__)
+
+CANDIDATE_FLOOR = 0.02  # fused RRF score below which a retrieved case type is not offered
+
+
+class KnowledgeBase:
+    """K0-K4 and corpora behind one object: exact lookups and hybrid search."""
+
+    def __init__(self, knowledge: Knowledge, index: KnowledgeIndex | None = None) -> None:
+        self.knowledge = knowledge
+        self.index = index
+
+    # --- exact lookups (the validated files) -------------------------------------------------
+
+    def question(self, sub_type: str, key: str) -> FieldSpec:
+        """K2: the field as the sub-type asks it."""
+        return self.knowledge.k2.field(sub_type, key)
+
+    def legal_info(self, sub_type: str) -> LegalInfo:
+        """K3: what a person should know about the sub-type."""
+        return self.knowledge.k3.info[sub_type]
+
+    def summary_format(self, sub_type: str) -> SummaryFormat:
+        """K4: the sub-type's summary layout."""
+        return self.knowledge.k4.for_sub_type(sub_type)
+
+    # --- retrieval ---------------------------------------------------------------------------
+
+    def search(self, query: str, **options: Any) -> list[Hit]:
+        """Hybrid search (vector + BM25, fused); keyword only when the embedding server fails."""
+        if self.index is None:
+            return []
+        try:
+            return self.index.search(query, **options)
+        except EmbeddingUnavailable as exc:
+            log.warning("embedding unavailable (%s); keyword search only", exc)
+            return self.index.search(query, **{**options, "methods": ("bm25",)})
+
+    def case_candidates(self, text: str, *, k: int = 3) -> list[str]:
+        """K1: sub-types whose criteria and examples are nearest to a description."""
+        hits = self.search(text, k=k, collections=["k1_case_types"])
+        return [str(h.metadata["sub_type"]) for h in hits if h.score >= CANDIDATE_FLOOR]
+
+
+def choose_embedding(env: Mapping[str, str]) -> EmbeddingFunction:
+    """The configured OpenAI-compatible embedding, else the packaged offline one."""
+    return embedding_from_env(env) or default_embedding()
+
+
+def open_index(
+    data_dir: Path,
+    knowledge: Knowledge,
+    *,
+    progress: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> KnowledgeIndex:
+    """Open the index under the data directory, building or refreshing what is missing or stale."""
+    return build_index(data_dir, knowledge, progress=progress, env=env)[0]
+
+
+def build_index(
+    data_dir: Path,
+    knowledge: Knowledge,
+    *,
+    progress: bool = False,
+    refresh_all: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> tuple[KnowledgeIndex, dict[str, SyncStats]]:
+    """Bring the K collections up to date (only changed documents are embedded again).
+
+    A corrupt index is deleted and rebuilt, with a message saying so.
+    """
+    path = data_dir / "index"
+    expected = knowledge_documents(knowledge)
+    try:
+        embedding = choose_embedding(env or {})
+        index = KnowledgeIndex(path, embedding)
+        stale = index.stale(expected)
+    except KnowledgeIndexError as exc:
+        print(
+            f"The knowledge index at {path} could not be read ({exc}); rebuilding it.",
+            file=sys.stderr,
+        )
+        log.warning("knowledge index unreadable (%s); rebuilding", type(exc).__name__)
+        shutil.rmtree(path, ignore_errors=True)
+        index = KnowledgeIndex(path, embedding)
+        stale = list(K_COLLECTIONS)
+    report: dict[str, SyncStats] = {}
+    for name in K_COLLECTIONS if refresh_all else stale:
+        report[name] = index.sync(name, expected[name], progress=progress)
+        log.info("knowledge index %s: %s", name, report[name])
+    return index, report
