@@ -362,7 +362,14 @@ def _read_markdown(file: Path, rel: PurePosixPath) -> Iterator[_Outcome]:
 
 
 def _read_medquad_xml(file: Path, rel: PurePosixPath) -> Iterator[_Outcome]:
-    """A MedQuAD <Document>: one record per <QAPair> that has an answer."""
+    """A MedQuAD <Document>: one record per <QAPair> that has an answer.
+
+    A pair's id is the file's path in the corpus without `.xml`, then `-{pid}`
+    ("1_CancerGov_QA/0000001_1-1", as in answers.jsonl). The <Document id> is no key: MedQuAD
+    reuses it across its collection folders (2_GARD_QA/0000004.xml, 3_GHR_QA/0000004.xml) and
+    within one (0000013_2.xml, 0000013_2_1.xml), and ids made from it dropped those pairs as
+    duplicates.
+    """
     where = str(file)
     try:
         data = file.read_bytes()
@@ -380,7 +387,6 @@ def _read_medquad_xml(file: Path, rel: PurePosixPath) -> Iterator[_Outcome]:
     if root.tag != "Document":
         yield where, f"not a MedQuAD document (root element <{root.tag}>, expected <Document>)"
         return
-    doc_id = (root.get("id") or "").strip()
     common = _scalars(
         {
             "focus": _element_text(root.find("Focus")),
@@ -412,7 +418,7 @@ def _read_medquad_xml(file: Path, rel: PurePosixPath) -> Iterator[_Outcome]:
         }
         # The question stays out of the text: MedQuAD questions are the retrieval benchmark's
         # queries, and answers.jsonl likewise holds answers only.
-        yield pair_where, _Record(f"{doc_id}-{pid}" if doc_id else None, answer, metadata)
+        yield pair_where, _Record(f"{rel.with_suffix('').as_posix()}-{pid}", answer, metadata)
 
 
 _READERS: dict[str, _Reader] = {
