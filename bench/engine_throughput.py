@@ -26,6 +26,7 @@ from langgraph.types import Command, interrupt
 
 from bot.config import Settings
 from bot.engine import Engine, Inbound
+from db import repo
 from db.engine import checkpoints_path
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
@@ -90,17 +91,19 @@ async def engine_long_chat_bytes(engine: Engine, data_dir: Path) -> tuple[int, i
     lines += [f"아 금액은 {300 + i}만원이에요" for i in range(29)]  # corrections keep it open
     conn = await aiosqlite.connect(str(checkpoints_path(data_dir)))
     sizes = []
+    thread: str | None = None  # the intake's thread id, known once the first turn opened it
     try:
         for i, line in enumerate(lines):
-            from db import repo
-
-            session = await repo.open_session(engine=engine.records, chat_id=chat)
-            before = await thread_bytes(conn, session.id) if session else 0
+            before = await thread_bytes(conn, thread) if thread else 0
             await engine.handle(
                 Inbound(chat_id=chat, kind="text", text=line, at=NOW + timedelta(minutes=i))
             )
-            session = await repo.open_session(engine=engine.records, chat_id=chat)
-            sizes.append(await thread_bytes(conn, session.id) - before)
+            if thread is None:
+                session = await repo.open_session(engine=engine.records, chat_id=chat)
+                if session is None:
+                    raise RuntimeError("the long chat did not open an intake")
+                thread = session.id
+            sizes.append(await thread_bytes(conn, thread) - before)
     finally:
         await conn.close()
     return sizes[0], sizes[29]
