@@ -59,11 +59,10 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
     if fmt == "md":
         parts = []
         for row in rows:
+            parts.append(f"## {_case_title(row)} · {row['status']} · chat {row['chat_id']}")
             parts.append(
-                f"## {row['sub_case_type'] or '-'} · {row['status']} · chat {row['chat_id']}"
-            )
-            parts.append(
-                f"- session: `{row['session_id']}`  created: {row['created_at']}  completed: {row['completed_at'] or '-'}"
+                f"- session: `{row['session_id']}`  created: {row['created_at']}"
+                f"  completed: {row['completed_at'] or '-'}"
             )
             if row["missing_fields"]:
                 parts.append(f"- missing: {', '.join(row['missing_fields'])}")
@@ -75,3 +74,10 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
             parts.append("")
         return "\n".join(parts)
     raise ValueError(f"unknown export format {fmt!r}")
+
+
+def _case_title(row: dict[str, Any]) -> str:
+    """The sub-type's label with its code (`대여금 (LOAN)`) once summarised, else the code."""
+    code = row["sub_case_type"] or "-"
+    label = (row.get("structured") or {}).get("sub_case_label")
+    return f"{label} ({code})" if label and label != code else code

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Iterator
 
@@ -194,14 +193,31 @@ def test_the_client_retries_a_server_error_when_allowed(fake: FakeOpenAI) -> Non
     assert len(embedding_requests(fake)) == 2
 
 
-def test_a_refused_connection_is_unavailable_quickly() -> None:
+def test_a_refused_connection_is_unavailable_without_a_retry() -> None:
     with FakeOpenAI().run_in_thread() as fake:
-        ef = embedding(fake)
-    started = time.monotonic()
+        ef = embedding(fake)  # max_retries=0
+    # Count the HTTP attempts the SDK makes: a retry would be a second request to the closed port.
+    attempts: list[str] = []
+    ef._client._client.event_hooks["request"].append(lambda r: attempts.append(str(r.url)))
+
     with pytest.raises(EmbeddingUnavailable, match="cannot connect") as caught:
         ef([PRIVATE_TEXT])
-    assert time.monotonic() - started < 2.0
+
+    assert attempts == [f"{fake.url}/embeddings"]
+    assert "no answer within" not in str(caught.value)  # refused, not waited for until timeout
     assert_private(caught.value)
+
+
+def test_a_refused_connection_is_retried_when_allowed() -> None:
+    with FakeOpenAI().run_in_thread() as fake:
+        ef = embedding(fake, max_retries=1)
+    attempts: list[str] = []
+    ef._client._client.event_hooks["request"].append(lambda r: attempts.append(str(r.url)))
+
+    with pytest.raises(EmbeddingUnavailable, match="cannot connect"):
+        ef(["x"])
+
+    assert len(attempts) == 2
 
 
 def test_malformed_json_is_unavailable(fake: FakeOpenAI) -> None:

@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
-from datetime import timedelta
+import sqlite3
+from datetime import datetime, timedelta
 
 import pytest
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.engine import Engine, Inbound
+from db.engine import BUSY_TIMEOUT_MS, checkpoints_path, records_path
 from db.models import CaseFact, CaseMaster, ChatSession, ChatTurn, StateTransition
 from tests.support import NOW
 
 CHAT = 42
+ADMIN = 777  # in the settings fixture's ADMIN_IDS
+EXPORT_KEYS = [
+    "session_id",
+    "chat_id",
+    "domain",
+    "status",
+    "case_type",
+    "sub_case_type",
+    "facts",
+    "missing_fields",
+    "summary_text",
+    "structured",
+    "created_at",
+    "completed_at",
+]
 
 
 def text(value: str, *, input_id: str | None = None, chat: int = CHAT, minutes: int = 0) -> Inbound:
@@ -259,3 +278,163 @@ async def test_sessions_lists_open_intakes_with_progress_for_admins(
     body = joined(listing)
     assert body.startswith(knowledge.message("sessions_header", "ko", count=2))
     assert "LOAN" in body and "FACT_COLLECTION" in body and "INIT" in body
+
+
+# --- exports ---------------------------------------------------------------------------------
+
+
+async def finish_loan(engine: Engine, chat: int = CHAT) -> None:
+    await engine.handle(text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요", chat=chat))
+    await engine.handle(text("올해 6월", chat=chat))
+    done = await engine.handle(choice("a:evidence:no", chat=chat))
+    assert done.state == "COMPLETED"
+
+
+async def start_loan_in(engine: Engine, chat: int):
+    return await engine.handle(
+        text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요", chat=chat)
+    )
+
+
+async def sessions_of(engine: Engine, chat: int = CHAT) -> list[ChatSession]:
+    async with AsyncSession(engine.records) as db:
+        query = select(ChatSession).where(ChatSession.chat_id == chat)
+        return list((await db.exec(query)).all())
+
+
+async def session_facts(engine: Engine, session_id: str) -> dict:
+    async with AsyncSession(engine.records) as db:
+        rows = (await db.exec(select(CaseFact).where(CaseFact.session_id == session_id))).all()
+        return {r.key: json.loads(r.value_json) for r in rows}
+
+
+async def export(engine: Engine, *args: str) -> str:
+    reply = await engine.handle(command("export", *args, user_id=ADMIN, chat=ADMIN))
+    [document] = reply.documents
+    return document.content.decode("utf-8")
+
+
+async def test_json_export_row_has_every_column_of_a_completed_intake(
+    engine: Engine, knowledge
+) -> None:
+    await finish_loan(engine)
+    await start_loan_in(engine, 43)  # open: not in an export without `all`
+    [session] = await sessions_of(engine)
+    summary = joined(await engine.handle(command("summary")))
+
+    [row] = json.loads(await export(engine, "json"))
+
+    assert set(EXPORT_KEYS) <= set(row), set(EXPORT_KEYS) - set(row)
+    assert row["session_id"] == session.id and row["chat_id"] == CHAT
+    assert (row["domain"], row["status"]) == ("legal", "completed")
+    assert (row["case_type"], row["sub_case_type"]) == ("CIVIL", "LOAN")
+    assert set(row["facts"]) <= set(knowledge.k2.fields)  # canonical keys only
+    facts = dict(row["facts"])
+    assert "300만원" in facts.pop("action_description")  # the person's own words
+    assert facts == {
+        "amount": 3_000_000,
+        "incident_date": "2025-03",
+        "repayment_date": "2026-06",
+        "counterparty": "친구 김철수",
+        "counterparty_type": "acquaintance",
+        "evidence": False,
+    }
+    assert row["missing_fields"] == []
+    assert row["summary_text"] == summary and "3,000,000" in summary
+    assert row["structured"]["sub_case_type"] == "LOAN"
+    assert row["structured"]["facts"] == row["facts"]
+    created = datetime.fromisoformat(row["created_at"])
+    completed = datetime.fromisoformat(row["completed_at"])
+    assert created.tzinfo is not None and created <= completed
+
+
+async def test_export_all_includes_open_intakes_with_what_is_missing(
+    engine: Engine, knowledge
+) -> None:
+    await finish_loan(engine)
+    stopped = await start_loan_in(engine, 43)
+    assert stopped.field == "repayment_date"
+
+    rows = {r["chat_id"]: r for r in json.loads(await export(engine, "json", "all"))}
+
+    assert sorted(rows) == [CHAT, 43]
+    open_row = rows[43]
+    assert set(EXPORT_KEYS) <= set(open_row)
+    assert (open_row["status"], open_row["sub_case_type"]) == ("open", "LOAN")
+    assert open_row["completed_at"] is None and open_row["summary_text"] is None
+    # Stopped at the repayment date: that and the evidence question are still to come
+    # (evidence_type only if there is evidence), exactly the required fields not yet answered.
+    required = [
+        r.key for r in knowledge.k2.sub_types["LOAN"].required_fields() if not r.required_if
+    ]
+    assert open_row["missing_fields"] == sorted(set(required) - set(open_row["facts"]))
+    assert open_row["missing_fields"] == ["evidence", "repayment_date"]
+    assert rows[CHAT]["missing_fields"] == []
+
+
+async def test_csv_and_markdown_exports(engine: Engine, knowledge) -> None:
+    await finish_loan(engine)
+    await start_loan_in(engine, 43)
+    summary = joined(await engine.handle(command("summary")))
+    label = knowledge.k1.sub_type("LOAN")[1].label.ko
+
+    table = list(csv.DictReader(io.StringIO(await export(engine, "csv", "all"))))
+    header = list(table[0])
+    assert header[: len(EXPORT_KEYS)] == EXPORT_KEYS
+    by_chat = {int(r["chat_id"]): r for r in table}
+    assert sorted(by_chat) == [CHAT, 43]
+    assert by_chat[CHAT]["summary_text"] == summary
+    assert json.loads(by_chat[CHAT]["facts"])["amount"] == 3_000_000
+    assert json.loads(by_chat[43]["missing_fields"]) == ["evidence", "repayment_date"]
+    assert by_chat[43]["status"] == "open" and by_chat[43]["completed_at"] == ""
+
+    markdown = await export(engine, "md", "all")
+    assert f"## {label} (LOAN) · completed · chat {CHAT}" in markdown.splitlines()
+    assert summary in markdown
+    assert "## LOAN · open · chat 43" in markdown.splitlines()
+    assert "- missing: evidence, repayment_date" in markdown.splitlines()
+
+
+async def test_new_during_an_intake_starts_a_fresh_one(engine: Engine, knowledge) -> None:
+    await start_loan(engine)
+    [old] = await sessions_of(engine)
+
+    fresh = await engine.handle(command("new"))
+
+    assert joined(fresh).startswith(knowledge.message("restarted", "ko"))
+    assert knowledge.message("privacy_notice", "ko") in joined(fresh)
+    statuses = {s.id: s.status for s in await sessions_of(engine)}
+    [new_id] = set(statuses) - {old.id}
+    assert (statuses[old.id], statuses[new_id]) == ("cancelled", "open")
+    assert await session_facts(engine, new_id) == {}
+    state = await engine.graph.aget_state({"configurable": {"thread_id": new_id}})
+    assert not state.values.get("facts")
+
+    story = await engine.handle(text("회사에서 석 달째 월급을 안 줘요"))
+    assert story.state in ("FACT_COLLECTION", "CONFIRM_CASE_TYPE")
+    facts = await session_facts(engine, new_id)
+    assert "amount" not in facts and "counterparty" not in facts  # nothing of the loan
+    assert "월급" in facts["action_description"]
+    assert (await session_facts(engine, old.id))["amount"] == 3_000_000  # kept, not moved
+    # The cancelled intake is in no export; the new open one is.
+    rows = json.loads(await export(engine, "json", "all"))
+    assert [r["session_id"] for r in rows] == [new_id]
+
+
+async def test_sqlite_files_use_wal_and_a_busy_timeout(engine: Engine, settings) -> None:
+    await start_loan(engine)  # both files written
+    for path in (
+        records_path(settings.intake_data_dir),
+        checkpoints_path(settings.intake_data_dir),
+    ):
+        conn = sqlite3.connect(path)  # WAL is a property of the file, seen by any connection
+        try:
+            assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",), path.name
+        finally:
+            conn.close()
+    # The busy timeout belongs to each connection: the engine's own ones must have it.
+    async with engine.records.connect() as conn:
+        timeout = (await conn.exec_driver_sql("PRAGMA busy_timeout")).scalar()
+    assert timeout == BUSY_TIMEOUT_MS > 0
+    cursor = await engine.checkpointer.conn.execute("PRAGMA busy_timeout")
+    assert (await cursor.fetchone())[0] == BUSY_TIMEOUT_MS

@@ -209,13 +209,15 @@ async def test_edit_to_the_same_content_is_not_modified(fake: FakeBotApi, app: A
 
 
 async def test_long_poll_returns_as_soon_as_an_update_is_pushed(fake: FakeBotApi, bot: Bot):
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    poll = asyncio.create_task(bot.get_updates(timeout=5))
-    await asyncio.sleep(0.1)
+    # The poll may wait 30 s; the update must end it early. wait_for(10) only guards a hang.
+    poll = asyncio.create_task(bot.get_updates(timeout=30))
+    await fake.wait_for(lambda: fake.calls_to("getUpdates"), what="the long poll to arrive")
+    await asyncio.sleep(0.05)
+    assert not poll.done()  # nothing pending: the server holds the poll open
+
     first = fake.push_text(CHAT_ID, "하나")
-    [update] = await poll
-    assert update.update_id == first and loop.time() - started < 2
+    [update] = await asyncio.wait_for(poll, 10)
+    assert update.update_id == first and update.message.text == "하나"
 
     second = fake.push_text(CHAT_ID, "둘")
     [update] = await bot.get_updates(offset=first + 1, timeout=0)

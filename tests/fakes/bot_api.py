@@ -701,7 +701,7 @@ class FakeBotApi:
         # Markdown modes are passed through unparsed; the fake only understands HTML.
         if not text.strip():
             raise BotApiError(f"Bad Request: {empty_name} is empty")
-        if len(text) > limit:
+        if _utf16_len(text) > limit:  # Telegram counts UTF-16 code units
             raise BotApiError(f"Bad Request: {long_name} is too long")
         return text, entities
 
