@@ -183,7 +183,7 @@ class BM25Index:
                 retriever = bm25s.BM25.load(str(directory), show_progress=False)
                 if retriever.scores["num_docs"] != len(ids):
                     raise ValueError("the BM25 matrix and the document list differ in size")
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+        except (OSError, EOFError, ValueError, KeyError, TypeError) as exc:
             raise BM25IndexError(f"BM25 index at {directory} is unreadable: {exc}") from exc
         index = cls.__new__(cls)
         index.ids, index.hashes, index.metadatas = list(ids), list(hashes), list(metadatas)

@@ -202,6 +202,7 @@ class KnowledgeIndex:
                 path=str(self._chroma_dir), settings=chroma_settings()
             )
             for model in self._client.list_collections():
+                self._check_embedding(model.name, model.configuration_json)
                 self._collections[model.name] = self._client.get_collection(
                     model.name, embedding_function=self._embedding
                 )
@@ -215,11 +216,38 @@ class KnowledgeIndex:
                 f"cannot open the knowledge index at {self.path}: {type(exc).__name__}: {exc}"
             ) from exc
 
+    def _check_embedding(self, name: str, configuration: dict[str, Any] | None) -> None:
+        """KnowledgeIndexError when the collection was embedded by another function or config.
+
+        Vectors of another model (or of the same function with another model or server) cannot
+        be searched with ours; raising here makes `build_index` rebuild the index.
+        """
+        stored = (configuration or {}).get("embedding_function") or {}
+        ours = self._embedding.name()
+        if not stored.get("name") or ours is NotImplemented:
+            return
+        if stored["name"] != ours:
+            raise KnowledgeIndexError(
+                f"collection {name!r} was embedded with {stored['name']!r}, not {ours!r}"
+            )
+        config = self._embedding.get_config()
+        if config is NotImplemented:
+            return
+        old = stored.get("config") or {}
+        changed = sorted(key for key, value in config.items() if key in old and old[key] != value)
+        if changed:
+            raise KnowledgeIndexError(
+                f"collection {name!r} was embedded with another {ours!r} configuration "
+                f"({', '.join(changed)} changed)"
+            )
+
     def _load_bm25(self, name: str) -> BM25Index:
         """The saved BM25 index; rebuilt from Chroma's documents when its folder is absent."""
         directory = self._bm25_dir(name)
         if not directory.exists():
-            return self._rebuild_bm25_from_chroma(name)
+            rebuilt = self._rebuild_bm25_from_chroma(name)
+            self._save_bm25(name, rebuilt)
+            return rebuilt
         try:
             return BM25Index.load(directory)
         except BM25IndexError as exc:
