@@ -156,8 +156,8 @@ def test_find_amounts(text: str, expected: list[int]) -> None:
         ("2024-06-01", "2024-06-01"),
         ("24.6.1", "2024-06-01"),
         ("2024.6", "2024-06"),
-        ("6/1", "2026-06-01"),  # this year even though it is past; validation decides
-        ("12/25", "2026-12-25"),  # this year even though it is ahead
+        ("6/1", "2026-06-01"),
+        ("12/25", "2025-12-25"),  # no year: the most recent 25 December, not one ahead
         ("6월 1일", "2026-06-01"),
         ("3월", "2026-03"),
         ("2024년 2월 29일", "2024-02-29"),
@@ -171,6 +171,12 @@ def test_find_amounts(text: str, expected: list[int]) -> None:
         ("June 1, 2024", "2024-06-01"),
         ("1 June 2024", "2024-06-01"),
         ("the 1st of June", "2026-06-01"),
+        ("in June", "2026-06"),
+        ("in June 2024", "2024-06"),
+        ("6.1", "2026-06-01"),
+        ("6.1.", "2026-06-01"),
+        ("6. 1.", "2026-06-01"),
+        ("6.1에 빌려줬어요", "2026-06-01"),
         ("March 2024", "2024-03"),
         ("06/01/2024", "2024-06-01"),
         ("It started on 2024-06-01.", "2024-06-01"),
@@ -191,6 +197,16 @@ def test_parse_date(text: str, expected: str) -> None:
         "10년",  # a duration
         "3년 6개월",
         "1.5억",
+        "2.5년",  # decimal numbers are no month.day
+        "4.5점",
+        "3.5%",
+        "1.5 million",
+        "1.5배",
+        "v1.2",
+        "0.5",
+        "6.32",
+        "2.30",  # no 30 February in any year
+        "010-1234-5678",
         "그제서야 알았어요",
         "오늘날",
         "85년생",
@@ -200,6 +216,105 @@ def test_parse_date(text: str, expected: str) -> None:
 )
 def test_parse_date_none(text: str) -> None:
     assert parse_date(text, now=NOW) is None
+
+
+MARCH = datetime(2026, 3, 10, 9, 0)
+
+
+@pytest.mark.parametrize(
+    ("now", "text", "expected"),
+    [
+        # Sent in March: a later month or day of the year is last year's.
+        (MARCH, "6/1", "2025-06-01"),
+        (MARCH, "6월 1일", "2025-06-01"),
+        (MARCH, "6월 1일에 빌려줬어요", "2025-06-01"),
+        (MARCH, "6.1", "2025-06-01"),
+        (MARCH, "6. 1.", "2025-06-01"),
+        (MARCH, "June 1", "2025-06-01"),
+        (MARCH, "the 1st of June", "2025-06-01"),
+        (MARCH, "6월", "2025-06"),
+        (MARCH, "6월에", "2025-06"),
+        (MARCH, "지난 6월", "2025-06"),
+        (MARCH, "in June", "2025-06"),
+        (MARCH, "end of May", "2025-05"),
+        (MARCH, "12/25", "2025-12-25"),
+        (MARCH, "3/11", "2025-03-11"),  # tomorrow's date is a year back
+        # ... and an earlier one, or the message day itself, is this year's.
+        (MARCH, "3/10", "2026-03-10"),
+        (MARCH, "3월 9일", "2026-03-09"),
+        (MARCH, "1/1", "2026-01-01"),
+        (MARCH, "3월", "2026-03"),  # the message's own month has begun
+        (MARCH, "early March", "2026-03"),
+        (MARCH, "2월", "2026-02"),
+        (MARCH, "2/29", "2024-02-29"),  # the most recent 29 February
+        # Sent in November.
+        (NOW, "6/1", "2026-06-01"),
+        (NOW, "6월", "2026-06"),
+        (NOW, "in June", "2026-06"),
+        (NOW, "11/22", "2026-11-22"),
+        (NOW, "11/23", "2025-11-23"),
+        (NOW, "11월", "2026-11"),
+        (NOW, "12월", "2025-12"),
+        (NOW, "12월 25일", "2025-12-25"),
+        (NOW, "mid-December", "2025-12"),
+    ],
+)
+def test_date_without_year_is_the_most_recent(now: datetime, text: str, expected: str) -> None:
+    assert parse_date(text, now=now) == expected
+    assert not is_future(expected, now=now)
+
+
+@pytest.mark.parametrize(
+    ("now", "text", "expected"),
+    [
+        (MARCH, "2026년 6월 1일", "2026-06-01"),
+        (MARCH, "올해 6월", "2026-06"),
+        (MARCH, "2026.6.1", "2026-06-01"),
+        (NOW, "2027년 5월", "2027-05"),
+        (NOW, "June 1, 2027", "2027-06-01"),
+        (NOW, "내년 3월", "2027-03"),
+        (NOW, "다음 달 5일", "2026-12-05"),
+    ],
+)
+def test_written_year_is_kept_even_ahead(now: datetime, text: str, expected: str) -> None:
+    assert parse_date(text, now=now) == expected
+    assert is_future(expected, now=now)  # the validator flags it for a past-only fact
+
+
+@pytest.mark.parametrize(
+    ("now", "text", "expected"),
+    [
+        # For a fact that may lie ahead (a lease end, a repayment date): the message's year.
+        (MARCH, "6/1", "2026-06-01"),
+        (MARCH, "6월 1일", "2026-06-01"),
+        (MARCH, "6.1", "2026-06-01"),
+        (MARCH, "6월", "2026-06"),
+        (MARCH, "in June", "2026-06"),
+        (MARCH, "12/25", "2026-12-25"),
+        (MARCH, "1/1", "2026-01-01"),
+        (NOW, "12월 25일", "2026-12-25"),
+        (NOW, "2월", "2026-02"),
+        (NOW, "2025년 6월", "2025-06"),
+        (NOW, "어제", "2026-11-21"),
+    ],
+)
+def test_date_without_year_when_the_future_is_allowed(
+    now: datetime, text: str, expected: str
+) -> None:
+    assert parse_date(text, now=now, allow_future=True) == expected
+
+
+def test_find_dates_resolves_each_date_without_year() -> None:
+    text = "6월 1일에 빌려주고 2월 3일에 또 빌려줬어요"
+    assert [m.value for m in find_dates(text, now=MARCH)] == ["2025-06-01", "2026-02-03"]
+    assert [m.value for m in find_dates(text, now=MARCH, allow_future=True)] == [
+        "2026-06-01",
+        "2026-02-03",
+    ]
+
+
+def test_leap_day_without_year_when_the_future_is_allowed() -> None:
+    assert parse_date("2/29", now=MARCH, allow_future=True) is None  # 2026 has none
 
 
 def test_find_dates_every_date_with_span() -> None:

@@ -16,37 +16,108 @@ MAX_TEXT_ANSWER = 500  # characters kept of a free-text answer
 CUE_WINDOW_BEFORE = 14  # characters before a value searched for a field cue ("보증금 2억")
 CUE_WINDOW_AFTER = 8  # characters after it ("2억의 보증금", "작년 3월에 퇴사")
 
-# A person named right after a relation word: "친구 김철수한테", "사장 박민수가".
-_RELATION = (
-    "친구|지인|동창|동료|선배|후배|사장님|사장|대표|집주인|임대인|남편|아내|전남편|전처|"
-    "전 남편|전 아내|동생|형|언니|오빠|누나|삼촌|이모|고모"
-)
+# A person named right after a relation word: "친구 김철수한테", "사장 박민수가", "사장 최씨".
+_RELATIONS = (
+    "친구 지인 동창 동료 선배 후배 사장님 사장 대표님 대표 집주인 임대인 건물주 세입자 임차인 "
+    "남편 아내 전남편 전처 동생 형 언니 오빠 누나 삼촌 이모 고모 사촌 애인 약혼자 "
+    "남친 여친 남자친구 여자친구 전남친 전여친 상사 팀장 부장 과장 실장 점장 원장 판매자 구매자"
+).split()
+_RELATIONS += ["전 " + word for word in ("남편", "아내", "남친", "여친", "남자친구", "여자친구")]
+# Longest first, so that "남자친구" is not read as "친구" and "사장님" not as "사장".
+_RELATION = "|".join(sorted(_RELATIONS, key=len, reverse=True))
 _PARTICLE = "한테|에게|께|이랑|랑|하고|씨|님|이가|이는|이를|이한테|가|이|은|는|을|를|와|과|도|의|한"
+# What may follow a name: a particle, a copula ending ("이민호요", "김철수예요") or a break.
+_AFTER_NAME = rf"(?:{_PARTICLE}|요|예요|였|야|입니다|라|[\s,.!?~)]|$)"
+# Common surnames (a name is a surname and a two-syllable given name) and compound surnames.
+_SURNAME = (
+    "[김이박최정강조윤장임한오서신권황안송전홍유류고문양손배백허남심노하곽성차주우구민진지엄"
+    "채원천방공현함변염여추도석선설마길연위표명기반라왕금옥육탁국맹]"
+)
 _NAMED_RELATION = re.compile(
-    rf"(?P<rel>{_RELATION})\s*(?!님)(?!(?:{_PARTICLE})(?:[\s,.!?]|$))(?P<name>[가-힣]{{2,4}}?)"
-    rf"(?=(?:{_PARTICLE}|[\s,.!?]|$))"
+    rf"(?P<rel>{_RELATION})\s*(?!님)"
+    r"(?P<name>[가-힣]{1,2}\s?씨|(?:남궁|황보|제갈|선우|독고|사공|서문)[가-힣]{1,2}"
+    rf"|{_SURNAME}[가-힣]{{2}})"
+    rf"(?={_AFTER_NAME})"
+)
+# Words that look like a name after a relation word ("친구 전화를", "친구 오늘은", "친구 연락처").
+_NOT_A_NAME_END = frozenset("를을로에엔는와과랑요께의도만이가고며면데다")
+_NOT_A_NAME_START = frozenset(
+    "이름 이번 이제 이미 이사 이후 이전 이야 이혼 이체 이자 이거 이게 이건 이런 이렇 이분 이놈 "
+    "이었 이였 이라 이랑 이한 이니 이지 이죠 이고 이나 이면 이어 "
+    "정말 정도 정신 정확 전화 전부 전세 전체 전혀 전재 연락 연봉 문자 문제 오늘 오래 지금 지난 "
+    "지인 진짜 진심 한테 한번 한명 한분 한달 명의 남편 남자 남친 여자 여친 여러 차용 신고 고소 "
+    "소송 장난 조금 주소 주인 주말 방금 원래 현재 현금 서로 임대 손해 배신 민사 우리 하나 기억 "
+    "금액 마지 마음 성격 황당 선물 설명 안에 강제 최근 최대 최소 도움 위해 추가 함께 허락 노력 "
+    "공증 변호 송금 아저 아가".split()
+)
+_COMPANY_PARTICLE = (
+    r"(?:에서|에게|한테|이랑|랑|하고|으로|로|에|이|가|은|는|을|를|와|과|도|의)?(?:[\s,.!?]|$)"
 )
 _COMPANY = re.compile(
-    r"(?P<name>(?:\(주\)\s*|주식회사\s*)[가-힣A-Za-z0-9]{1,20}|"
-    r"[가-힣A-Za-z0-9]{1,20}(?:주식회사|\(주\)|상사|건설|산업|유통|식당|마트|카페|편의점))"
+    rf"(?P<name>(?:\(주\)\s*|주식회사\s*)(?!{_COMPANY_PARTICLE})[가-힣A-Za-z0-9]{{1,20}}?"
+    rf"(?={_COMPANY_PARTICLE})|"
+    r"[가-힣A-Za-z0-9]{1,20}(?:주식회사|\(주\)|(?<!직장)(?<!직속)상사|건설|산업|유통|식당|마트|카페|"
+    r"편의점))"
 )
 _NO_EVIDENCE = re.compile(r"(증거|자료|evidence)[^.!?\n]{0,12}(없|안 ?남|no\b|none)", re.I)
 # A mention followed closely by a negation does not count: "차용증은 없어요", "no contract".
 _NEGATION_AFTER = re.compile(r"^[^.!?,\n]{0,6}?(없|안 ?썼|안 ?했|못 ?받|않)")
 _LATIN = re.compile(r"[a-z]")
+# An answer made only of dates, amounts and counts ("6/1이요", "300만원 정도", "2명", "about
+# 3 million won"). Numbers of eight digits or more (phone and account numbers) do not count as
+# values: they can identify someone.
+_BARE_NUMBER = re.compile(r"(?<![\d\-])(?:\d{1,3}(?:,\d{3})+|\d{1,7})(?:\.\d+)?(?![\d\-])")
+# What may stick to a value inside a word: a counter, a particle or a copula ending.
+_GLUED_TO_VALUE = re.compile(
+    r"(?:약|총|개월|시간|퍼센트|명|개|살|세|번|회|건|원|일|월|년|주|달|분|초|층|호|평|만|천|백|억|"
+    r"쯤|정도|경|즈음|무렵|부터|까지|이에요|이요|에요|예요|요|입니다|이고|이었어요|였어요|에|은|는|"
+    r"이|가|(?i:st|nd|rd|th))*"
+)
+# Words that may stand beside a value without naming anyone.
+_BESIDE_VALUE = frozenset(
+    "약 총 대략 한 정도 정도요 정도예요 정도입니다 쯤 쯤이요 쯤요 이요 요 입니다 이에요 예요 에요 "
+    "같아요 인 것 about around roughly approx approximately on in the of won krw".split()
+)
+_PUNCT = re.compile(r"[\W_]+")
 
 
-def _mentions(lowered: str, word: str) -> bool:
-    """Whether `word` occurs in the text, not negated right after; Latin words match whole."""
+def _spans(lowered: str, word: str) -> list[tuple[int, int]]:
+    """Where `word` occurs in the text, not negated right after; Latin words match whole words,
+    a plural 's' allowed ("bank statements", "emails")."""
     if _LATIN.search(word):
-        pattern = re.compile(rf"(?<![a-z]){re.escape(word)}(?![a-z])")
-        spans = [m.end() for m in pattern.finditer(lowered)]
+        pattern = re.compile(rf"(?<![a-z]){re.escape(word)}(?:e?s)?(?![a-z])")
+        found = [(m.start(), m.end()) for m in pattern.finditer(lowered)]
     else:
-        spans, pos = [], lowered.find(word)
+        found, pos = [], lowered.find(word)
         while pos >= 0:
-            spans.append(pos + len(word))
+            found.append((pos, pos + len(word)))
             pos = lowered.find(word, pos + 1)
-    return any(not _NEGATION_AFTER.match(lowered[end:]) for end in spans)
+    return [(start, end) for start, end in found if not _NEGATION_AFTER.match(lowered[end:])]
+
+
+def _only_values(text: str, *, now: datetime) -> bool:
+    """Whether the text says nothing but dates, amounts and numbers ("6/1", "300만원", "2024.6.1")."""
+    is_value = [False] * len(text)
+    spans = [(m.start, m.end) for m in normalize.find_dates(text, now=now)]
+    spans += [(m.start, m.end) for m in normalize.find_amounts(text)]
+    spans += [m.span() for m in _BARE_NUMBER.finditer(text)]
+    for start, end in spans:
+        is_value[start:end] = [True] * (end - start)
+    if not spans:
+        return False
+    for word in re.finditer(r"\S+", text):
+        rest = "".join(
+            ch
+            for ch, value in zip(word[0], is_value[word.start() : word.end()], strict=True)
+            if not value
+        )
+        rest = _PUNCT.sub("", rest).lower()
+        glued = any(is_value[word.start() : word.end()])
+        if glued and not _GLUED_TO_VALUE.fullmatch(rest):
+            return False
+        if not glued and rest and rest not in _BESIDE_VALUE:
+            return False
+    return True
 
 
 class FactExtractor:
@@ -77,6 +148,10 @@ class FactExtractor:
         answer, invalid, unknown = None, None, False
         if asked is not None:
             spec = self.knowledge.k2.field(sub_type, asked)
+            if spec.kind == "text" and _only_values(text.strip(), now=now):
+                # A bare "6/1" or "300만원" answering "who is the other party?" is no statement
+                # of another fact either: record nothing and ask again with the reason.
+                facts = {}
             answer, invalid = self.parse_answer(spec, text, now=now, tagged=facts.pop(asked, None))
             if answer is None and self._says_unknown(lowered):
                 unknown, invalid = True, None
@@ -108,8 +183,13 @@ class FactExtractor:
         if spec.kind == "date":
             if any(word in lowered for word in self._ongoing):
                 return "ongoing", None
-            found = normalize.find_dates(stripped, now=now)
-            value = found[-1].value if found else normalize.parse_date(stripped, now=now)
+            ahead = spec.allow_future
+            found = normalize.find_dates(stripped, now=now, allow_future=ahead)
+            value = (
+                found[-1].value
+                if found
+                else normalize.parse_date(stripped, now=now, allow_future=ahead)
+            )
             return (
                 self._check(spec, value, now=now) if value is not None else (None, "date_unparsed")
             )
@@ -130,17 +210,32 @@ class FactExtractor:
         if spec.kind == "duration":
             value = normalize.parse_duration_months(stripped)
             return self._check(spec, value, now=now) if value is not None else (None, "duration")
-        if is_meaningless(stripped) or self._says_unknown(lowered):
-            return None, "text"
+        if (
+            is_meaningless(stripped)
+            or self._says_unknown(lowered)
+            or _only_values(stripped, now=now)
+        ):
+            return None, "text"  # nothing, or only a date/amount/number where words are asked for
         return stripped[:MAX_TEXT_ANSWER], None
 
     def match_options(self, spec: FieldSpec, lowered: str) -> list[str]:
-        """Option values whose label or synonyms appear in the text (not negated), in option order."""
-        found = []
+        """Option values whose label or synonyms appear in the text (not negated), in option order.
+
+        A mention inside a longer mention of another option does not count: "medical
+        certificate" is a medical record, not also a certificate.
+        """
+        spans: dict[str, list[tuple[int, int]]] = {}
         for option in spec.options:
             words = [option.label.ko, option.label.en, *option.synonyms]
-            if any(_mentions(lowered, w.lower()) for w in words if w):
-                found.append(option.value)
+            spans[option.value] = [s for w in words if w for s in _spans(lowered, w.lower())]
+        found = []
+        for value, own in spans.items():
+            longer = [o for other, os in spans.items() if other != value for o in os]
+            if any(
+                not any(o[0] <= s[0] and s[1] <= o[1] and o[1] - o[0] > s[1] - s[0] for o in longer)
+                for s in own
+            ):
+                found.append(value)
         return found
 
     # --- helpers ----------------------------------------------------------------------------
@@ -172,6 +267,16 @@ class FactExtractor:
         specs = {key: k2.field(sub_type, key) for key in keys}
         lowered = text.lower()
         facts: dict[str, Any] = {}
+        # A date without a year lies in the past, unless its field allows the future: then the
+        # same span is read again with the message's year.
+        ahead = (
+            {
+                (m.start, m.end): m.value
+                for m in normalize.find_dates(text, now=now, allow_future=True)
+            }
+            if any(s.kind == "date" and s.allow_future for s in specs.values())
+            else {}
+        )
         for kind, finder in (
             ("amount", lambda: normalize.find_amounts(text)),
             ("date", lambda: normalize.find_dates(text, now=now)),
@@ -186,7 +291,12 @@ class FactExtractor:
                 key = self._cued_field(lowered, match.start, match.end, fields, specs) or fallback
                 if key is None:
                     continue
-                value, invalid = self._check(specs[key], match.value, now=now)
+                found = match.value
+                if kind == "date" and specs[key].allow_future:
+                    found = ahead.get((match.start, match.end))
+                    if found is None:
+                        continue
+                value, invalid = self._check(specs[key], found, now=now)
                 if invalid is None:
                     facts[key] = value
         for key, spec in specs.items():
@@ -238,10 +348,14 @@ class FactExtractor:
 
     @staticmethod
     def _counterparty_name(text: str) -> str | None:
-        """A named person or company in free text ("친구 김철수", "OO건설"), if any."""
-        match = _NAMED_RELATION.search(text)
-        if match:
-            return f"{match.group('rel')} {match.group('name')}"
+        """A named person or company in free text ("친구 김철수", "사장 최씨", "OO건설"), if any."""
+        for match in _NAMED_RELATION.finditer(text):
+            name = match.group("name")
+            if name[:2] in _NOT_A_NAME_START or (
+                not name.endswith("씨") and name[-1] in _NOT_A_NAME_END
+            ):
+                continue
+            return f"{match.group('rel')} {name}"
         match = _COMPANY.search(text)
         return match.group("name").strip() if match else None
 

@@ -257,9 +257,39 @@ def _ymd(m: re.Match[str], now: datetime) -> str | None:
     return _iso(_year(m["y"], now), _opt_int(m["m"]), _opt_int(m["d"]))
 
 
-def _md_this_year(m: re.Match[str], now: datetime) -> str | None:
-    """'6월 1일', '3월', '6/1': this year, even when that is still ahead."""
-    return _iso(now.year, int(m["m"]), _opt_int(m["d"]))
+@dataclass(frozen=True)
+class _NoYear:
+    """A month, or a month and day, written without a year: `find_dates` chooses the year."""
+
+    month: int
+    day: int | None = None
+
+
+_LEAP_CYCLE = 8  # years back within which a 29 February always recurs (1900 and 2100 skip one)
+
+
+def _resolve_no_year(value: _NoYear, now: datetime, *, allow_future: bool) -> str | None:
+    """The year of a date written without one.
+
+    By default the most recent such day (or month) on or before `now`'s day (month): facts
+    are mostly past events, so '6/1' said in March is last June. With `allow_future` (a lease
+    end date, a repayment date) it is `now`'s year, ahead or not.
+    """
+    if allow_future:
+        return _iso(now.year, value.month, value.day)
+    if value.day is None:
+        return _iso(now.year if value.month <= now.month else now.year - 1, value.month)
+    today = now.date().isoformat()
+    for year in range(now.year, now.year - _LEAP_CYCLE - 1, -1):
+        iso = _iso(year, value.month, value.day)
+        if iso is not None and iso <= today:
+            return iso
+    return None
+
+
+def _month_day(m: re.Match[str], now: datetime) -> _NoYear:
+    """'6월 1일', '3월', '6/1', '6.1', '6. 1.': a month (and day) without a year."""
+    return _NoYear(int(m["m"]), _opt_int(m["d"]))
 
 
 def _numeric_full(m: re.Match[str], now: datetime) -> str | None:
@@ -330,10 +360,10 @@ def _ko_days_ago(m: re.Match[str], now: datetime) -> str | None:
     return _days_from(now, -_KO_DAYS_AGO[m["word"]])
 
 
-def _english_mdy(m: re.Match[str], now: datetime) -> str | None:
-    """'June 1, 2024', '1 June 2024', '1st of June', 'June 1' (this year)."""
-    year = int(m["y"]) if m["y"] else now.year
-    return _iso(year, _MONTHS[m["mon"].lower()], int(m["d"]))
+def _english_mdy(m: re.Match[str], now: datetime) -> str | _NoYear | None:
+    """'June 1, 2024', '1 June 2024', '1st of June', 'June 1' (no year)."""
+    month, day = _MONTHS[m["mon"].lower()], int(m["d"])
+    return _iso(int(m["y"]), month, day) if m["y"] else _NoYear(month, day)
 
 
 def _english_my(m: re.Match[str], now: datetime) -> str | None:
@@ -341,13 +371,26 @@ def _english_my(m: re.Match[str], now: datetime) -> str | None:
     return _iso(int(m["y"]), _MONTHS[m["mon"].lower()])
 
 
+def _english_month(m: re.Match[str], now: datetime) -> _NoYear:
+    """'in June', 'since March', 'early May': a month without a year."""
+    return _NoYear(_MONTHS[m["mon"].lower()])
+
+
 _DAY_KO = r"(?:\s?(?P<d>\d{1,2})\s?일)?"
 _MONTH_DAY_KO = rf"(?:\s?(?P<m>\d{{1,2}})\s?월{_DAY_KO})?"
 _EN_COUNT = rf"\d+|an?|{_EN_NUMBER_RE}"
-_DateRule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str | None]]
+_FULL_MONTHS = "|".join(list(_MONTHS)[:12])  # 'in may', not 'in mar'
+# A decimal number is no month.day: '1.5억', '2.5년', '4.5점', '1.5 million', 'v1.2'.
+_NOT_A_DECIMAL = (
+    r"(?![\d,A-Za-z])(?!\s?(?:[억만천백십원배%일년개월달주시분초명개점평살세층호번회차등위대도부푼할리]|"
+    r"퍼센트|프로|리터|킬로|키로|미터|인치))"
+    r"(?!\s(?i:million|thousand|billion|mil|mn|bn|percent|times|points?|years?|months?|weeks?|"
+    r"days?|hours?|km|kg)\b)"
+)
+_DateRule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str | _NoYear | None]]
 _DATE_RULES: list[_DateRule] = [
     (re.compile(rf"(?<![\d.])(?P<y>\d{{4}}|\d{{2}})\s?년도?{_MONTH_DAY_KO}"), _ymd),
-    (re.compile(rf"(?<![\d.])(?P<m>\d{{1,2}})\s?월{_DAY_KO}"), _md_this_year),
+    (re.compile(rf"(?<![\d.])(?P<m>\d{{1,2}})\s?월{_DAY_KO}"), _month_day),
     (
         re.compile(
             r"(?<![\d.])(?P<y>\d{4}|\d{2})\s?(?P<sep>[.\-/])\s?(?P<m>\d{1,2})\s?(?P=sep)\s?"
@@ -357,7 +400,19 @@ _DATE_RULES: list[_DateRule] = [
     ),
     (re.compile(r"(?<![\d.])(?P<y>\d{4})\s?[.\-/]\s?(?P<m>\d{1,2})(?![\d,])"), _numeric_month),
     (re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?!\d)"), _us_numeric),
-    (re.compile(r"(?<![\d/.])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])"), _md_this_year),
+    (re.compile(r"(?<![\d/.])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])"), _month_day),
+    # '6.1', '6.1.' and '6. 1.' (a space only with the closing dot), but no decimal number.
+    (
+        re.compile(
+            r"(?<![\w.,])(?P<m>1[0-2]|0?[1-9])\.(?P<d>3[01]|[12]\d|0?[1-9])(?:\.(?!\d))?"
+            + _NOT_A_DECIMAL
+        ),
+        _month_day,
+    ),
+    (
+        re.compile(r"(?<![\w.,])(?P<m>1[0-2]|0?[1-9])\.\s(?P<d>3[01]|[12]\d|0?[1-9])\.(?!\d)"),
+        _month_day,
+    ),
     (
         re.compile(
             r"(?<![가-힣])(?P<word>그저께|그제(?!서야|야)|어저께|어제|오늘(?!날)|내일(?!모레)|모레|"
@@ -407,15 +462,30 @@ _DATE_RULES: list[_DateRule] = [
         _english_mdy,
     ),
     (re.compile(rf"(?i)\b{_MONTH_RE},?\s+(?P<y>\d{{4}})\b"), _english_my),
+    (
+        re.compile(
+            r"(?i)\b(?:in|since|during|around|from|until|till|early|mid|late|"
+            r"(?:the\s+)?(?:end|beginning|start|middle)\s+of)[\s-]+"
+            rf"(?P<mon>{_FULL_MONTHS})\b(?![\s,]*\d)"
+        ),
+        _english_month,
+    ),
 ]
 
 
-def find_dates(text: str, *, now: datetime) -> list[Match]:
-    """Every date in free text relative to `now`, as 'yyyy-mm-dd', 'yyyy-mm' or 'yyyy', in order."""
+def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[Match]:
+    """Every date in free text relative to `now`, as 'yyyy-mm-dd', 'yyyy-mm' or 'yyyy', in order.
+
+    A date without a year ('6/1', '6월', 'in June') is the most recent one on or before `now`;
+    with `allow_future` (for facts that may lie ahead) it is in `now`'s year. A written year is
+    kept as it is, in the future or not.
+    """
     candidates: list[tuple[int, int, str | None]] = []
     for pattern, rule in _DATE_RULES:
         for m in pattern.finditer(text):
             value = rule(m, now)
+            if isinstance(value, _NoYear):
+                value = _resolve_no_year(value, now, allow_future=allow_future)
             if value != _NOT_A_DATE:
                 candidates.append((m.start(), m.end(), value))
     # Earliest, then longest, claims its span; an impossible date (2024.2.30) claims it and is dropped.
@@ -431,9 +501,12 @@ def find_dates(text: str, *, now: datetime) -> list[Match]:
     return found
 
 
-def parse_date(text: str, *, now: datetime) -> str | None:
-    """The single date in an answer ('yyyy-mm-dd', 'yyyy-mm' or 'yyyy'), None when none or several."""
-    value = _single(find_dates(text, now=now))
+def parse_date(text: str, *, now: datetime, allow_future: bool = False) -> str | None:
+    """The single date in an answer ('yyyy-mm-dd', 'yyyy-mm' or 'yyyy'), None when none or several.
+
+    `allow_future` places a date without a year as `find_dates` does.
+    """
+    value = _single(find_dates(text, now=now, allow_future=allow_future))
     return value if isinstance(value, str) else None
 
 

@@ -1,0 +1,387 @@
+"""Table-driven tests of the rules fact extractor: dates per field, unfitting text answers,
+counterparty names and types, and evidence kinds."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from graphs.common.extract import FactExtractor
+from knowledge.loader import Knowledge
+from tests.test_graph import Driver
+
+MARCH = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
+NOVEMBER = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def extractor(knowledge: Knowledge) -> FactExtractor:
+    return FactExtractor(knowledge)
+
+
+# --- dates: past facts and facts that may lie ahead -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("now", "field", "text", "expected"),
+    [
+        # The incident lies in the past: a date without a year is the most recent one.
+        (MARCH, "incident_date", "6/1", "2025-06-01"),
+        (MARCH, "incident_date", "6월 1일이요", "2025-06-01"),
+        (MARCH, "incident_date", "6.1", "2025-06-01"),
+        (MARCH, "incident_date", "6월에요", "2025-06"),
+        (MARCH, "incident_date", "3월 10일", "2026-03-10"),
+        (MARCH, "incident_date", "2/3", "2026-02-03"),
+        (NOVEMBER, "incident_date", "6/1", "2026-06-01"),
+        (NOVEMBER, "incident_date", "12/25", "2025-12-25"),
+        (NOVEMBER, "incident_date", "12월쯤", "2025-12"),
+        # The agreed repayment date may lie ahead: the message's year.
+        (MARCH, "repayment_date", "6/1", "2026-06-01"),
+        (MARCH, "repayment_date", "12월 말까지 갚기로 했어요", "2026-12"),
+        (NOVEMBER, "repayment_date", "12/25", "2026-12-25"),
+        (NOVEMBER, "repayment_date", "2026년 6월", "2026-06"),
+    ],
+)
+def test_date_answer_year_depends_on_the_field(
+    extractor: FactExtractor, now: datetime, field: str, text: str, expected: str
+) -> None:
+    ex = extractor.extract(text, sub_type="LOAN", asked=field, now=now)
+    assert (ex.answer, ex.invalid) == (expected, None)
+
+
+@pytest.mark.parametrize(
+    ("now", "text"),
+    [
+        (MARCH, "2026년 6월 1일"),  # a written year is kept, and this one is ahead
+        (MARCH, "2026.6.1"),
+        (MARCH, "올해 12월"),
+        (NOVEMBER, "2027년 5월 1일"),
+        (NOVEMBER, "내일"),
+    ],
+)
+def test_explicit_future_incident_date_is_still_invalid(
+    extractor: FactExtractor, now: datetime, text: str
+) -> None:
+    ex = extractor.extract(text, sub_type="LOAN", asked="incident_date", now=now)
+    assert (ex.answer, ex.invalid) == (None, "date_future")
+
+
+@pytest.mark.parametrize(
+    ("now", "sub_type", "text", "expected"),
+    [
+        (MARCH, "LOAN", "6월 1일에 친구한테 빌려줬어요", {"incident_date": "2025-06-01"}),
+        (NOVEMBER, "LOAN", "6월 1일에 친구한테 빌려줬어요", {"incident_date": "2026-06-01"}),
+        (MARCH, "LOAN", "갚기로 한 날은 12월 말이에요", {"repayment_date": "2026-12"}),
+        (MARCH, "LEASE_DEPOSIT", "계약이 6월에 끝나요", {"lease_end_date": "2026-06"}),
+        (NOVEMBER, "LEASE_DEPOSIT", "계약 만료는 2월 말이었어요", {"lease_end_date": "2026-02"}),
+    ],
+)
+def test_free_text_dates_follow_their_field(
+    extractor: FactExtractor, now: datetime, sub_type: str, text: str, expected: dict[str, str]
+) -> None:
+    facts = extractor.extract(text, sub_type=sub_type, asked=None, now=now).facts
+    assert {k: v for k, v in facts.items() if k in expected} == expected
+
+
+# --- free-text answers that do not fit ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "6/1",
+        "6월 1일이요",
+        "2024.6.1",
+        "6.1",
+        "300만원",
+        "300만원 정도요",
+        "약 300만원",
+        "3,000,000",
+        "2명",
+        "3",
+        "어제",
+        "June 1st",
+        "about 3 million won",
+    ],
+)
+def test_counterparty_answer_of_only_a_value_does_not_fit(
+    extractor: FactExtractor, text: str
+) -> None:
+    ex = extractor.extract(text, sub_type="LOAN", asked="counterparty", now=MARCH)
+    assert (ex.answer, ex.invalid, ex.unknown) == (None, "text", False)
+    assert ex.facts == {}  # nor is it read as the incident date or the amount
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("친구 김철수", "친구 김철수"),
+        ("김철수요", "김철수요"),
+        ("집주인", "집주인"),
+        ("my landlord", "my landlord"),
+        ("010-1234-5678", "010-1234-5678"),  # a phone number can identify someone
+        ("6/1에 만난 사람", "6/1에 만난 사람"),
+        ("300만원 빌려간 친구", "300만원 빌려간 친구"),
+    ],
+)
+def test_counterparty_answer_with_words_is_kept(
+    extractor: FactExtractor, text: str, expected: str
+) -> None:
+    ex = extractor.extract(text, sub_type="LOAN", asked="counterparty", now=MARCH)
+    assert (ex.answer, ex.invalid) == (expected, None)
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "field", "text"),
+    [
+        ("LOAN", "counterparty", "2024.6.1"),
+        ("DAMAGES", "action_description", "300만원"),
+        ("BUSINESS_SUSPENSION", "business_type", "15"),
+    ],
+)
+def test_every_text_field_rejects_a_bare_value(
+    extractor: FactExtractor, knowledge: Knowledge, sub_type: str, field: str, text: str
+) -> None:
+    spec = knowledge.k2.field(sub_type, field)
+    assert spec.kind == "text"
+    assert extractor.parse_answer(spec, text, now=MARCH) == (None, "text")
+
+
+async def test_graph_reasks_a_counterparty_given_as_a_date(
+    tmp_path: Path, knowledge: Knowledge, brain
+) -> None:
+    driver = Driver(tmp_path / "checkpoints.db", knowledge, brain)
+    await driver.open()
+    try:
+        payload = await driver.send("작년 3월에 500만원 빌려줬는데 아직도 안 갚아요")
+        assert payload["field"] == "counterparty"
+        again = await driver.send("6/1")
+        assert (again["state"], again["field"]) == ("RE_QUESTION", "counterparty")
+        assert knowledge.message("invalid_text", "ko") in "\n".join(
+            m["text"] for m in again["messages"]
+        )
+        facts = (await driver.graph.aget_state(driver.config)).values["facts"]
+        assert "counterparty" not in facts
+        assert facts["incident_date"] == "2025-03"  # not overwritten by the bare date
+        ok = await driver.send("친구 김철수")
+        facts = (await driver.graph.aget_state(driver.config)).values["facts"]
+        assert facts["counterparty"] == "친구 김철수"
+        assert ok["field"] != "counterparty"
+    finally:
+        await driver.close()
+
+
+# --- counterparty names and types -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("작년에 친구 김철수한테 300만원 빌려줬어요", "친구 김철수"),
+        ("친구 박민수가 안 갚아요", "친구 박민수"),
+        ("고등학교 동창 이영희 씨가요", "동창 이영희"),
+        ("선배 박지훈씨한테", "선배 박지훈"),
+        ("친구 이민호요", "친구 이민호"),
+        ("친구 김지은은 연락이 안 돼요", "친구 김지은"),
+        ("친구 남궁민수한테", "친구 남궁민수"),
+        ("집주인 박영희가 보증금을 안 줘요", "집주인 박영희"),
+        ("집주인 정씨", "집주인 정씨"),
+        ("사장 최씨가 월급을 안 줘요", "사장 최씨"),
+        ("OO식당 사장 박민수", "사장 박민수"),
+        ("이모 김순자한테 빌려줬어요", "이모 김순자"),
+        ("전남편 최씨", "전남편 최씨"),
+        ("전 남친 이민호가 돈을 안 갚아요", "전 남친 이민호"),
+        ("전남친 김민수한테", "전남친 김민수"),
+        ("남자친구 박지훈이 빌려갔어요", "남자친구 박지훈"),
+        ("여친 김지은한테", "여친 김지은"),
+        ("동료 김민수랑 다퉜어요", "동료 김민수"),
+        ("(주)대한건설에서 일했어요", "(주)대한건설"),
+        ("대한건설에서 일했어요", "대한건설"),
+        ("주식회사 한빛", "주식회사 한빛"),
+        ("한빛상사에 납품했어요", "한빛상사"),
+        ("OO마트에서 알바했어요", "OO마트"),
+    ],
+)
+def test_counterparty_name_in_free_text(text: str, expected: str) -> None:
+    assert FactExtractor._counterparty_name(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "친구 집에서 만났어요",
+        "친구 결혼식 때 빌려줬어요",
+        "친구 사이라서 차용증은 안 썼어요",
+        "친구 소개로 알게 됐어요",
+        "친구 이름은 김철수예요",  # the name is not right after the relation word
+        "친구 정말 믿었는데",
+        "친구 지금 연락이 안 돼요",
+        "친구 전화를 안 받아요",
+        "친구 연락처는 있어요",
+        "친구 문자로 약속했어요",
+        "친구 명의로 빌렸어요",
+        "친구 한명이 돈을 안 갚아요",
+        "친구 오늘 만나기로 했어요",
+        "사장 말로는 다음 달에 준대요",
+        "사장님이에요",
+        "회사 사장님이요",
+        "친구예요",
+        "친구였어요",
+        "동생이었어요",
+        "동료 직원이 때렸어요",
+        "대표 이사가 그랬어요",
+        "집주인 아저씨가 연락이 안 돼요",
+        "이모 가게에서 일했어요",
+        "직장상사가 때렸어요",
+        "집주인이 보증금을 안 돌려줘요",
+        "친구한테 300만원 빌려줬어요",
+        "전 남친",
+        "중고나라 판매자",
+        "my friend Mr Kim",
+    ],
+)
+def test_no_counterparty_name_in_free_text(text: str) -> None:
+    assert FactExtractor._counterparty_name(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("친구 김철수", ["acquaintance"]),
+        ("친구요", ["acquaintance"]),
+        ("고등학교 동창", ["acquaintance"]),
+        ("전 남친", ["acquaintance"]),
+        ("전 남자친구", ["acquaintance"]),
+        ("전 직장 동료", ["acquaintance"]),
+        ("집주인", ["landlord"]),
+        ("집주인 아주머니", ["landlord"]),
+        ("건물주", ["landlord"]),
+        ("my landlord", ["landlord"]),
+        ("회사 사장님", ["company"]),
+        ("사장님", ["company"]),
+        ("쇼핑몰 판매자", ["company"]),
+        ("편의점 점장", ["employer"]),
+        ("my boss", ["employer"]),
+        ("my employer", ["employer"]),
+        ("전 남편", ["family"]),
+        ("동생", ["family"]),
+        ("언니", ["family"]),
+        ("시어머니", ["family"]),
+        ("모르는 사람", ["individual"]),
+        ("a stranger", ["individual"]),
+        ("구청", ["government"]),
+        ("누군지 몰라요", ["unknown"]),
+        ("김철수", []),
+    ],
+)
+def test_counterparty_type_options(
+    extractor: FactExtractor, knowledge: Knowledge, text: str, expected: list[str]
+) -> None:
+    spec = knowledge.k2.field("LOAN", "counterparty_type")
+    assert extractor.match_options(spec, text.lower()) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("작년 3월에 친구 김철수한테 300만원 빌려줬어요", "acquaintance"),
+        ("전 남친이 300만원을 안 갚아요", "acquaintance"),
+        ("동생한테 500만원 빌려줬는데 안 갚아요", "family"),
+        ("거래처 사장님이 대금을 안 줘요", "company"),
+        ("my landlord borrowed 3 million won", "landlord"),
+    ],
+)
+def test_counterparty_type_in_free_text(extractor: FactExtractor, text: str, expected: str) -> None:
+    facts = extractor.extract(text, sub_type="LOAN", asked=None, now=NOVEMBER).facts
+    assert facts["counterparty_type"] == expected
+
+
+def test_counterparty_type_not_guessed_from_two_kinds(extractor: FactExtractor) -> None:
+    facts = extractor.extract(
+        "친구 회사에 빌려줬어요", sub_type="LOAN", asked=None, now=NOVEMBER
+    ).facts
+    assert "counterparty_type" not in facts
+
+
+# --- evidence kinds -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("카톡 캡처", ["messages", "photo"]),
+        ("카톡이랑 계좌이체 내역 있어요", ["messages", "bank_transfer"]),
+        ("카카오톡 대화", ["messages"]),
+        ("문자", ["messages"]),
+        ("문자 메시지", ["messages"]),
+        ("이메일", ["messages"]),
+        ("text messages", ["messages"]),
+        ("emails", ["messages"]),
+        ("chat logs", ["messages"]),
+        ("계좌이체 내역", ["bank_transfer"]),
+        ("계좌 이체 내역", ["bank_transfer"]),
+        ("통장 내역", ["bank_transfer"]),
+        ("토스 송금 내역", ["bank_transfer"]),
+        ("bank transfer records", ["bank_transfer"]),
+        ("bank statements", ["bank_transfer"]),
+        ("wire transfer", ["bank_transfer"]),
+        ("녹음", ["recording"]),
+        ("녹취록", ["recording"]),
+        ("통화 녹음 파일", ["recording"]),
+        ("a voice recording", ["recording"]),
+        ("차용증", ["contract"]),
+        ("각서", ["contract"]),
+        ("계약서 썼어요", ["contract"]),
+        ("the lease agreement", ["contract"]),
+        ("CCTV", ["photo"]),
+        ("블랙박스 영상", ["photo"]),
+        ("사진", ["photo"]),
+        ("photos", ["photo"]),
+        ("진단서", ["medical_report"]),
+        ("병원 진단서", ["medical_report"]),
+        ("medical certificate", ["medical_report"]),  # not also a 'certificate' document
+        ("영수증", ["receipt"]),
+        ("카드 내역", ["receipt"]),
+        ("receipts", ["receipt"]),
+        ("증인 있어요", ["witness"]),
+        ("목격자", ["witness"]),
+        ("판결문", ["official_document"]),
+        ("문자랑 녹음", ["messages", "recording"]),
+        ("녹음은 없고 문자만 있어요", ["messages"]),
+        ("차용증은 없어요", []),
+        ("차용증 없이 빌려줬어요", []),
+        ("없어요", []),
+    ],
+)
+def test_evidence_type_options(
+    extractor: FactExtractor, knowledge: Knowledge, text: str, expected: list[str]
+) -> None:
+    spec = knowledge.k2.field("LOAN", "evidence_type")
+    assert extractor.match_options(spec, text.lower()) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("카톡이랑 계좌이체 내역 있어요", (["messages", "bank_transfer"], None)),
+        ("CCTV 영상이랑 진단서", (["photo", "medical_report"], None)),
+        ("잘 모르겠어요", (None, "choice")),
+    ],
+)
+def test_evidence_type_answer(
+    extractor: FactExtractor, knowledge: Knowledge, text: str, expected: tuple
+) -> None:
+    spec = knowledge.k2.field("LOAN", "evidence_type")
+    assert extractor.parse_answer(spec, text, now=NOVEMBER) == expected
+
+
+def test_evidence_kinds_in_free_text_mean_there_is_evidence(extractor: FactExtractor) -> None:
+    ex = extractor.extract(
+        "차용증은 없고 카톡 대화만 있어요", sub_type="LOAN", asked="evidence", now=NOVEMBER
+    )
+    assert (ex.answer, ex.invalid) == (True, None)
+    assert ex.facts["evidence_type"] == ["messages"]
+    facts = extractor.extract("증거는 없어요", sub_type="LOAN", asked=None, now=NOVEMBER).facts
+    assert facts["evidence"] is False
