@@ -30,7 +30,7 @@ ENGLISH_STOPWORDS = frozenset(
     you your he him his she her it its they them their this that these those there here
     what which who whom when where why how not no yes can could would should will shall may
     might must just very too also than s t d ll m re ve didn doesn don isn wasn weren aren
-    haven hasn hadn won wouldn couldn shouldn can't""".split()
+    haven hasn hadn wouldn couldn shouldn can't""".split()
 )
 
 

@@ -51,14 +51,23 @@ class KnowledgeBase:
     # --- retrieval ---------------------------------------------------------------------------
 
     def search(self, query: str, **options: Any) -> list[Hit]:
-        """Hybrid search (vector + BM25, fused); keyword only when the embedding server fails."""
+        """Hybrid search (vector + BM25, fused).
+
+        Keyword only when the embedding server fails; nothing (logged) when the index fails.
+        """
         if self.index is None:
             return []
         try:
-            return self.index.search(query, **options)
-        except EmbeddingUnavailable as exc:
-            log.warning("embedding unavailable (%s); keyword search only", exc)
-            return self.index.search(query, **{**options, "methods": ("bm25",)})
+            try:
+                return self.index.search(query, **options)
+            except EmbeddingUnavailable as exc:
+                log.warning("embedding unavailable (%s); keyword search only", exc)
+                return self.index.search(query, **{**options, "methods": ("bm25",)})
+        except KnowledgeIndexError as exc:
+            # An index broken while the bot runs must not break the conversation: the intake
+            # works from the validated files alone; `intake-bot kb build` repairs the index.
+            log.error("knowledge index search failed (%s); no retrieved results", exc)
+            return []
 
     def case_candidates(self, text: str, *, k: int = 3) -> list[str]:
         """K1: sub-types whose criteria and examples are nearest to a description."""

@@ -761,3 +761,19 @@ def test_changing_the_server_url_rebuilds(
     other = {**fake_env, ENV_URL: fake_env[ENV_URL] + "/"}  # the same server, another URL
     err = assert_rebuilt(fake_built, knowledge, other, capsys)
     assert "base_url changed" in err
+
+
+def test_a_broken_index_gives_no_candidates_instead_of_an_error(
+    tmp_path: Path, knowledge: Knowledge, caplog: pytest.LogCaptureFixture
+) -> None:
+    index = KnowledgeIndex(tmp_path / "index", USEEmbedding())
+    index.sync("k1_case_types", knowledge_documents(knowledge)["k1_case_types"])
+    base = KnowledgeBase(knowledge, index)
+    assert base.case_candidates("전세 보증금을 집주인이 안 돌려줘요")[0] == "LEASE_DEPOSIT"
+    index.close()  # what a search sees when the index broke under the running bot
+    with pytest.raises(KnowledgeIndexError):
+        index.search("전세 보증금", collections=["k1_case_types"])
+    with caplog.at_level("ERROR", logger="knowledge.kb"):
+        assert base.case_candidates("전세 보증금을 집주인이 안 돌려줘요") == []
+    assert "knowledge index search failed" in caplog.text
+    assert "보증금" not in caplog.text  # the person's words stay out of the log
