@@ -5,8 +5,9 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -23,10 +24,37 @@ class Settings(BaseSettings):
     admin_ids: str = Field("", description="comma-separated Telegram user ids of staff")
     intake_default_lang: Literal["ko", "en"] = "ko"
     intake_log_level: str = "INFO"
+    intake_timezone: str = Field(
+        "Asia/Seoul", description="IANA zone in which 어제, 지난달, 6/1 ... are read"
+    )
     intake_embedding_url: str | None = None
     intake_embedding_model: str | None = None
     intake_embedding_api_key: str | None = None
     intake_durability: Literal["sync", "async", "exit"] = "exit"
+
+    @field_validator("intake_timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(
+                f"unknown time zone {value!r} (an IANA name, e.g. Asia/Seoul)"
+            ) from exc
+        return value
+
+    @field_validator("admin_ids")
+    @classmethod
+    def _numeric_ids(cls, value: str) -> str:
+        bad = [x for x in value.replace(" ", "").split(",") if x and not x.lstrip("-").isdigit()]
+        if bad:
+            raise ValueError(f"ADMIN_IDS must be numeric Telegram user ids, not {bad[0]!r}")
+        return value
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """INTAKE_TIMEZONE as a tzinfo."""
+        return ZoneInfo(self.intake_timezone)
 
     @cached_property
     def admins(self) -> frozenset[int]:

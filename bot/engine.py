@@ -213,7 +213,10 @@ class Engine:
         if user_input is None:
             self._prompt(snapshot.values or {}, node or "INIT", asked, reply)
             return
-        context = Context(knowledge=kn, brain=self.brain, lang=lang, now=inbound.at, kb=self.kb)
+        # Relative dates (어제, 지난달, 6/1) are read on the person's calendar, not UTC's:
+        # 05:00 in Seoul is still "yesterday" in UTC.
+        now = inbound.at.astimezone(self.settings.zone)
+        context = Context(knowledge=kn, brain=self.brain, lang=lang, now=now, kb=self.kb)
         payload: Any
         if snapshot.next:
             payload = Command(resume=user_input)

@@ -9,9 +9,11 @@ import sqlite3
 from datetime import datetime, timedelta
 
 import pytest
+from pydantic import ValidationError
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
+from bot.config import Settings
 from bot.engine import Engine, Inbound
 from db.engine import BUSY_TIMEOUT_MS, checkpoints_path, records_path
 from db.models import CaseFact, CaseMaster, ChatSession, ChatTurn, StateTransition
@@ -438,3 +440,40 @@ async def test_sqlite_files_use_wal_and_a_busy_timeout(engine: Engine, settings)
     assert timeout == BUSY_TIMEOUT_MS > 0
     cursor = await engine.checkpointer.conn.execute("PRAGMA busy_timeout")
     assert (await cursor.fetchone())[0] == BUSY_TIMEOUT_MS
+
+
+@pytest.mark.parametrize(
+    ("zone", "expected"),
+    [
+        ("Asia/Seoul", "2026-11-22"),  # 05:00 on the 23rd in Seoul: yesterday is the 22nd
+        ("UTC", "2026-11-21"),  # 20:00 on the 22nd in UTC: yesterday is the 21st
+    ],
+)
+async def test_relative_dates_are_read_on_the_configured_calendar(
+    tmp_path, knowledge, brain, kb, zone: str, expected: str
+) -> None:
+    settings = Settings(intake_data_dir=tmp_path / "d", intake_timezone=zone, _env_file=None)
+    engine = await Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb)
+    try:
+        at = datetime(2026, 11, 22, 20, 0, tzinfo=NOW.tzinfo)
+        message = Inbound(
+            chat_id=CHAT, kind="text", text="어제 친구한테 300만원 빌려줬는데 안 갚아요", at=at
+        )
+        await engine.handle(message)
+        assert (await facts_of(engine))["incident_date"] == expected
+    finally:
+        await engine.close()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("intake_timezone", "Mars/Olympus", "unknown time zone"),
+        ("admin_ids", "777,boss", "numeric Telegram user ids"),
+    ],
+)
+def test_bad_settings_fail_at_start_with_the_reason(
+    tmp_path, variable: str, value: str, message: str
+) -> None:
+    with pytest.raises(ValidationError, match=message):
+        Settings(intake_data_dir=tmp_path, _env_file=None, **{variable: value})
