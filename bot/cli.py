@@ -15,6 +15,7 @@ from bot.config import Settings
 
 def setup_logging(level: str) -> None:
     """Operator logs: time, level, logger, message (ids and states only, never message text)."""
+    existing = set(logging.getLogger().handlers)
     logging.basicConfig(
         level=level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -22,6 +23,10 @@ def setup_logging(level: str) -> None:
     )
     for noisy in ("httpx", "httpcore", "aiosqlite", "telegram.ext.Application"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # Our handler also drops lower records of libraries that set their own logger's level
+    # (bm25s sets DEBUG on import, which would otherwise print on every index build).
+    for handler in set(logging.getLogger().handlers) - existing:
+        handler.setLevel(level.upper())
 
 
 async def _chat(settings: Settings, args: argparse.Namespace) -> None:
@@ -85,30 +90,64 @@ def _kb(settings: Settings, args: argparse.Namespace) -> int:
                 else ""
             )
             print(f"{name}: {index.count(name)} documents{done}")
+        index.close()
         return 0
     if args.kb_cmd == "ingest":
-        from knowledge.ingest import IngestError, load_corpus
+        return _kb_ingest(settings, args, knowledge)
+    return _kb_search(settings, args, knowledge)
 
-        try:
-            report = load_corpus(Path(args.path), collection=args.collection, progress=True)
-        except IngestError as exc:
-            print(f"Cannot ingest {args.path}: {exc}", file=sys.stderr)
-            return 2
-        index = kbmod.open_index(
-            settings.intake_data_dir, knowledge, progress=True, env=settings.embedding_env
-        )
-        stats = index.upsert(args.collection, report.documents, progress=True)
+
+def _kb_ingest(settings: Settings, args: argparse.Namespace, knowledge) -> int:
+    """`intake-bot kb ingest PATH --collection NAME`: exit 2 when nothing could be loaded."""
+    from knowledge import kb as kbmod
+    from knowledge.ingest import IngestError
+
+    try:
+        report = kbmod.read_corpus(Path(args.path), collection=args.collection, progress=True)
+    except IngestError as exc:
+        print(f"Cannot ingest: {exc}", file=sys.stderr)
+        return 2
+    for problem in report.problems[:10]:
+        print(f"  skipped: {problem}", file=sys.stderr)
+    if not report.documents:
         print(
-            f"{args.collection}: {report.records} records read, {report.skipped} skipped, "
-            f"{len(report.documents)} chunks ({stats.added} added, {stats.updated} updated, "
-            f"{stats.unchanged} unchanged)"
+            f"Nothing to ingest from {args.path}: {report.records} records read, "
+            f"{report.skipped} skipped.",
+            file=sys.stderr,
         )
-        for problem in report.problems[:10]:
-            print(f"  skipped: {problem}", file=sys.stderr)
-        return 0
+        return 2
+    index = kbmod.open_index(
+        settings.intake_data_dir, knowledge, progress=True, env=settings.embedding_env
+    )
+    try:
+        stats = kbmod.add_corpus(
+            index,
+            settings.intake_data_dir,
+            report,
+            Path(args.path),
+            collection=args.collection,
+            progress=True,
+        )
+    finally:
+        index.close()
+    print(
+        f"{args.collection}: {report.records} records read, {report.skipped} skipped, "
+        f"{len(report.documents)} chunks ({stats.added} added, {stats.updated} updated, "
+        f"{stats.unchanged} unchanged)"
+    )
+    return 0
+
+
+def _kb_search(settings: Settings, args: argparse.Namespace, knowledge) -> int:
+    """`intake-bot kb search QUERY`: hits with fused and per-method scores."""
+    from knowledge import kb as kbmod
+
     query = " ".join(args.query).strip()
     if not any(ch.isalnum() for ch in query):
         print("Nothing to search for: the query is empty or only punctuation.", file=sys.stderr)
+        return 2
+    if args.k is not None and args.k < 1:
+        print("--k must be 1 or more.", file=sys.stderr)
         return 2
     index = kbmod.open_index(
         settings.intake_data_dir, knowledge, progress=True, env=settings.embedding_env
@@ -119,22 +158,10 @@ def _kb(settings: Settings, args: argparse.Namespace) -> int:
     except kbmod.KnowledgeIndexError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    finally:
+        index.close()
     if args.json:
-        rows = [
-            {
-                "id": h.id,
-                "collection": h.collection,
-                "score": round(h.score, 6),
-                "ranks": h.ranks,
-                "scores": {
-                    m: (round(v, 6) if v is not None else None) for m, v in h.scores.items()
-                },
-                "parent_id": h.parent_id,
-                "metadata": h.metadata,
-            }
-            for h in hits
-        ]
-        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        print(json.dumps([_hit_json(h) for h in hits], ensure_ascii=False, indent=2))
         return 0
     if not hits:
         print("No matches.")
@@ -148,6 +175,19 @@ def _kb(settings: Settings, args: argparse.Namespace) -> int:
         snippet = " ".join(h.text.split())[:110]
         print(f"{n:>2}. {h.id} [{h.collection}] fused {h.score:.4f}  {methods}\n    {snippet}")
     return 0
+
+
+def _hit_json(h) -> dict:
+    """One search hit as `kb search --json` prints it."""
+    return {
+        "id": h.id,
+        "collection": h.collection,
+        "score": round(h.score, 6),
+        "ranks": h.ranks,
+        "scores": {m: (round(v, 6) if v is not None else None) for m, v in h.scores.items()},
+        "parent_id": h.parent_id,
+        "metadata": h.metadata,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,10 @@ legal information (K3) and summary formats (K4); staff and the CLI search it.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import re
 import shutil
 import sys
 from collections.abc import Mapping
@@ -19,12 +22,18 @@ from knowledge.documents import K_COLLECTIONS, knowledge_documents
 from knowledge.embedding import default_embedding
 from knowledge.embedding_openai import EmbeddingUnavailable, embedding_from_env
 from knowledge.index import Hit, KnowledgeIndex, KnowledgeIndexError, SyncStats
+from knowledge.ingest import IngestError, IngestReport, load_corpus
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec, LegalInfo, SummaryFormat
 
 log = logging.getLogger(__name__)
 
 CANDIDATE_FLOOR = 0.02  # fused RRF score below which a retrieved case type is not offered
+# Which sources each ingested collection came from. It lives beside `index/`, not in it, so a
+# corrupt index that is deleted and rebuilt can ingest its corpora again from their sources.
+CORPORA_FILE = "corpora.json"
+# Chroma's rule for collection names, checked before a corpus is read rather than after.
+COLLECTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
 
 
 class KnowledgeBase:
@@ -101,7 +110,8 @@ def build_index(
 ) -> tuple[KnowledgeIndex, dict[str, SyncStats]]:
     """Bring the K collections up to date (only changed documents are embedded again).
 
-    A corrupt index is deleted and rebuilt, with a message saying so.
+    A corrupt index (or one embedded by another model) is deleted and rebuilt, with a message
+    saying so, and the corpora once ingested into it are loaded again from their sources.
     """
     path = data_dir / "index"
     expected = knowledge_documents(knowledge)
@@ -118,8 +128,104 @@ def build_index(
         shutil.rmtree(path, ignore_errors=True)
         index = KnowledgeIndex(path, embedding)
         stale = list(K_COLLECTIONS)
+        rebuilt = True
+    else:
+        rebuilt = False
     report: dict[str, SyncStats] = {}
     for name in K_COLLECTIONS if refresh_all else stale:
         report[name] = index.sync(name, expected[name], progress=progress)
         log.info("knowledge index %s: %s", name, report[name])
+    if rebuilt:
+        report.update(_restore_corpora(index, data_dir, progress=progress))
     return index, report
+
+
+# --- outside corpora -------------------------------------------------------------------------
+
+
+def ingested_corpora(data_dir: Path) -> dict[str, list[str]]:
+    """Collection -> the source paths it was ingested from (empty when none or unreadable)."""
+    path = data_dir / CORPORA_FILE
+    try:
+        corpora = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        log.warning("%s is unreadable (%s); ingested corpora are not tracked", path, exc)
+        return {}
+    if not isinstance(corpora, dict):
+        return {}
+    return {
+        str(name): [str(p) for p in sources]
+        for name, sources in corpora.items()
+        if isinstance(sources, list)
+    }
+
+
+def _remember_corpus(data_dir: Path, collection: str, source: Path) -> None:
+    corpora = ingested_corpora(data_dir)
+    sources = corpora.setdefault(collection, [])
+    if str(source) not in sources:
+        sources.append(str(source))
+    path = data_dir / CORPORA_FILE
+    scratch = path.with_suffix(".tmp")
+    scratch.write_text(json.dumps(corpora, ensure_ascii=False, indent=2), "utf-8")
+    os.replace(scratch, path)  # atomic: a crash leaves the old list or the new one
+
+
+def read_corpus(path: Path, *, collection: str, progress: bool = False) -> IngestReport:
+    """Check the collection name and read a corpus into chunks; nothing is indexed yet.
+
+    IngestError for an invalid or reserved collection name or an unreadable path.
+    """
+    if not COLLECTION_NAME.fullmatch(collection):
+        raise IngestError(
+            f"invalid collection name {collection!r}: use 3-512 letters, digits, '.', '_' or "
+            "'-', starting and ending with a letter or digit"
+        )
+    if collection in K_COLLECTIONS:
+        raise IngestError(
+            f"{collection!r} holds the packaged knowledge (kb build rewrites it); "
+            "ingest into another collection"
+        )
+    return load_corpus(path, collection=collection, progress=progress)
+
+
+def add_corpus(
+    index: KnowledgeIndex,
+    data_dir: Path,
+    report: IngestReport,
+    source: Path,
+    *,
+    collection: str,
+    progress: bool = False,
+) -> SyncStats:
+    """Index a read corpus and remember its source, so a rebuilt index can load it again."""
+    stats = index.upsert(collection, report.documents, progress=progress)
+    _remember_corpus(data_dir, collection, source.resolve())
+    return stats
+
+
+def _restore_corpora(
+    index: KnowledgeIndex, data_dir: Path, *, progress: bool
+) -> dict[str, SyncStats]:
+    """Ingest every remembered corpus again (after a corrupt index was deleted)."""
+    restored: dict[str, SyncStats] = {}
+    for collection, sources in ingested_corpora(data_dir).items():
+        for source in sources:
+            try:
+                report = load_corpus(Path(source), collection=collection, progress=progress)
+            except IngestError as exc:
+                print(
+                    f"Collection {collection!r} could not be restored from {source} ({exc}); "
+                    "ingest it again.",
+                    file=sys.stderr,
+                )
+                continue
+            restored[collection] = index.upsert(collection, report.documents, progress=progress)
+            print(
+                f"Restored collection {collection!r} from {source} "
+                f"({len(report.documents)} chunks).",
+                file=sys.stderr,
+            )
+    return restored
