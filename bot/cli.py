@@ -12,6 +12,12 @@ from pathlib import Path
 
 from bot.config import Settings
 
+# Libraries whose INFO/DEBUG records carry what people wrote or secrets: PTB logs request
+# parameters and updates (message text) and the Bot API URL (the token), openai the request
+# body, httpx/httpcore URLs, aiosqlite and SQLAlchemy SQL parameters. They stay at WARNING
+# whatever INTAKE_LOG_LEVEL says.
+PAYLOAD_LOGGERS = ("telegram", "openai", "httpx", "httpcore", "aiosqlite", "sqlalchemy", "chromadb")
+
 
 def setup_logging(level: str) -> None:
     """Operator logs: time, level, logger, message (ids and states only, never message text)."""
@@ -21,8 +27,8 @@ def setup_logging(level: str) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    for noisy in ("httpx", "httpcore", "aiosqlite", "telegram.ext.Application"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    for name in PAYLOAD_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
     # Our handler also drops lower records of libraries that set their own logger's level
     # (bm25s sets DEBUG on import, which would otherwise print on every index build).
     for handler in set(logging.getLogger().handlers) - existing:

@@ -261,14 +261,34 @@ async def test_logs_carry_no_message_text_and_no_chat_id(engine: Engine, caplog)
     assert "김철수" not in ours and "300만원" not in ours
 
 
-def test_log_setup_silences_libraries_that_log_sql_parameters() -> None:
+def test_debug_logs_keep_what_people_wrote_and_the_token_out(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     import logging
 
     from bot.cli import setup_logging
 
-    setup_logging("DEBUG")
-    for name in ("aiosqlite", "httpx", "httpcore"):
-        assert logging.getLogger(name).getEffectiveLevel() >= logging.WARNING
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    root.handlers = []  # let setup_logging install its own stderr handler, as in production
+    try:
+        setup_logging("DEBUG")
+        logging.getLogger("bot.engine").debug("operator detail kept")
+        # What these libraries log at DEBUG/INFO (request bodies, updates, URLs with the token):
+        logging.getLogger("telegram.ext.ExtBot").debug("Calling Bot API endpoint 전세 보증금 2억")
+        logging.getLogger("telegram.ext.Updater").info("Set Bot API URL: /bot123:SECRET")
+        logging.getLogger("openai._base_client").debug("Request options: 보증금 이야기")
+        logging.getLogger("httpx").info("HTTP Request: POST /bot123:SECRET/sendMessage")
+        logging.getLogger("aiosqlite").debug("executing INSERT ... ('김철수',)")
+        logging.getLogger("sqlalchemy.engine.Engine").info("[generated] ('김철수',)")
+        err = capsys.readouterr().err
+    finally:
+        for handler in root.handlers:
+            root.removeHandler(handler)
+        root.handlers, root.level = saved
+    assert "operator detail kept" in err
+    for secret in ("보증금", "SECRET", "김철수"):
+        assert secret not in err
 
 
 async def test_sessions_lists_open_intakes_with_progress_for_admins(
