@@ -18,6 +18,7 @@ from knowledge.ingest import (
     MAX_PROBLEMS,
     IngestError,
     IngestReport,
+    chunk_context,
     chunk_text,
     load_corpus,
 )
@@ -350,8 +351,10 @@ def test_medquad_xml_file(tmp_path: Path) -> None:
     docs = by_id(report)
     assert list(docs) == ["0000013_2_1-1", "0000013_2_1-3"]
     first = docs["0000013_2_1-1"]
-    # MedQuAD indents every line; runs of spaces and blank lines are collapsed.
+    # MedQuAD indents every line; runs of spaces and blank lines are collapsed. The chunk
+    # starts with its context line: the focus and the question type.
     assert first.text == (
+        "Polycythemia Vera (information)\n\n"
         "Key Points\n- Polycythemia Vera is a disease. - It can be treated.\n\n"
         "More about Polycythemia Vera."
     )
@@ -368,7 +371,9 @@ def test_medquad_xml_file(tmp_path: Path) -> None:
         "parent_id": "0000013_2_1-1",
         "chunk": 0,
     }
-    assert docs["0000013_2_1-3"].text == "Treatment of Polycythemia Vera may include phlebotomy."
+    assert docs["0000013_2_1-3"].text == (
+        "Polycythemia Vera (treatment)\n\nTreatment of Polycythemia Vera may include phlebotomy."
+    )
 
 
 def test_medquad_folder_keeps_documents_that_share_a_document_id(tmp_path: Path) -> None:
@@ -720,3 +725,35 @@ def test_real_medquad_answers(tmp_path: Path) -> None:
     assert [d.id for d in by_parent[plain["id"]]] == [
         f"{plain['id']}#{n}" for n in range(len(by_parent[plain["id"]]))
     ]
+
+
+@pytest.mark.parametrize(
+    ("metadata", "context"),
+    [
+        ({"title": "  전세  보증금 안내 "}, "전세 보증금 안내"),
+        ({"title": "Deposit", "focus": "Leases", "qtype": "x"}, "Deposit"),  # the title wins
+        ({"focus": "Gout", "qtype": "symptoms"}, "Gout (symptoms)"),
+        ({"focus": "Gout"}, "Gout"),
+        ({"qtype": "symptoms"}, ""),
+        ({"question": "What is gout?"}, ""),  # MedQuAD questions are the benchmark's queries
+        ({}, ""),
+    ],
+)
+def test_chunk_context(metadata: dict, context: str) -> None:
+    assert chunk_context(metadata) == context
+
+
+def test_every_chunk_of_a_long_record_says_what_it_is_about(tmp_path: Path) -> None:
+    sentences = " ".join(f"Sentence {n} says something about the lease." for n in range(120))
+    path = tmp_path / "c.jsonl"
+    path.write_text(
+        json.dumps({"id": "lease", "title": "Deposit guide", "text": sentences}) + "\n",
+        encoding="utf-8",
+    )
+    docs = load_corpus(path, collection="guides", max_chars=400, overlap=60).documents
+    assert len(docs) > 5
+    assert docs[0].text.startswith("Deposit guide\n\n")  # the heading itself, not twice
+    assert docs[0].text.count("Deposit guide") == 1
+    for doc in docs:
+        assert doc.text.startswith("Deposit guide\n\n"), doc.id
+        assert len(doc.text) <= 400, doc.id
