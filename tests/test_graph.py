@@ -262,3 +262,16 @@ async def test_unsure_rules_get_retrieved_candidates_from_the_knowledge_base(
         await vague.close()
     finally:
         await d.close()
+
+
+async def test_a_file_before_the_case_type_is_picked_is_asked_for_again_later(
+    driver: Driver, knowledge
+) -> None:
+    first = await driver.send("문제가 좀 있어서 상담받고 싶어요")
+    assert first["state"] == "CONFIRM_CASE_TYPE"
+    photo = {"kind": "photo", "file_id": "AgAD9", "file_unique_id": "u9", "caption": ""}
+    again = await driver.send(file=photo)
+    assert again["state"] == "CONFIRM_CASE_TYPE"
+    assert knowledge.message("evidence_before_type", "ko") in texts(again)
+    assert again["messages"][-1]["choices"] == first["messages"][-1]["choices"]
+    assert not (await driver.values()).get("evidence_files")

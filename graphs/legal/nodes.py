@@ -160,6 +160,8 @@ async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dic
             "outbox": [],
         }
     key = "stale_button" if data else "not_understood"
+    if reply.get("kind") == "file":
+        key = "evidence_before_type"
     return {**seen, "outbox": [prompts.say(kn, lang, key)]}
 
 
