@@ -95,11 +95,16 @@ async def inbox_is_processed(*, engine: AsyncEngine, update_id: int) -> bool:
 
 
 async def inbox_mark_processed(*, engine: AsyncEngine, update_id: int) -> None:
-    """Mark an update processed (its reply has been produced and its records written)."""
+    """Mark an update processed (its reply has been produced and its records written).
+
+    The payload (the person's words, name and username) is dropped: only a pending update needs
+    it, and the row itself stays to recognise a second delivery of the same update.
+    """
     async with _writing(engine) as db:
         row = await db.get(InboxUpdate, update_id)
         if row is not None and row.processed_at is None:
             row.processed_at = utcnow()
+            row.payload_json = "{}"
             db.add(row)
             await db.commit()
 

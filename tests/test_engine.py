@@ -15,8 +15,9 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.config import Settings
 from bot.engine import Engine, Inbound
+from db import repo
 from db.engine import BUSY_TIMEOUT_MS, checkpoints_path, records_path
-from db.models import CaseFact, CaseMaster, ChatSession, ChatTurn, StateTransition
+from db.models import CaseFact, CaseMaster, ChatSession, ChatTurn, InboxUpdate, StateTransition
 from tests.support import NOW
 
 CHAT = 42
@@ -212,8 +213,6 @@ async def test_summary_and_cancel_commands(engine: Engine, knowledge) -> None:
 async def test_records_write_failure_is_retried_and_the_conversation_goes_on(
     engine: Engine, monkeypatch
 ) -> None:
-    from db import repo
-
     calls = {"n": 0}
     real = repo.sync_case
 
@@ -497,3 +496,21 @@ def test_bad_settings_fail_at_start_with_the_reason(
 ) -> None:
     with pytest.raises(ValidationError, match=message):
         Settings(intake_data_dir=tmp_path, _env_file=None, **{variable: value})
+
+
+async def test_a_processed_update_keeps_no_payload_but_still_drops_a_redelivery(
+    engine: Engine,
+) -> None:
+    payload = {"update_id": 901, "message": {"text": "전세 보증금 2억을 못 받았어요"}}
+    assert await repo.inbox_add(engine=engine.records, update_id=901, chat_id=CHAT, payload=payload)
+    pending = await repo.inbox_pending(engine=engine.records)
+    assert [json.loads(r.payload_json) for r in pending] == [payload]  # kept until processed
+    await repo.inbox_mark_processed(engine=engine.records, update_id=901)
+    async with AsyncSession(engine.records) as db:
+        row = await db.get(InboxUpdate, 901)
+        assert row.processed_at is not None and json.loads(row.payload_json) == {}
+    again = await repo.inbox_add(
+        engine=engine.records, update_id=901, chat_id=CHAT, payload=payload
+    )
+    assert again is False
+    assert await repo.inbox_is_processed(engine=engine.records, update_id=901)
