@@ -275,3 +275,69 @@ async def test_a_file_before_the_case_type_is_picked_is_asked_for_again_later(
     assert knowledge.message("evidence_before_type", "ko") in texts(again)
     assert again["messages"][-1]["choices"] == first["messages"][-1]["choices"]
     assert not (await driver.values()).get("evidence_files")
+
+
+async def test_a_date_given_for_the_counterparty_is_kept_and_the_question_asked_again(
+    driver: Driver, knowledge
+) -> None:
+    first = await driver.send("작년 3월에 300만원 빌려줬는데 안 갚아요")
+    assert first["field"] == "counterparty"
+    again = await driver.send("다음달 말까지 갚기로 했어요")
+    values = await driver.values()
+    assert "counterparty" not in values["facts"]
+    assert values["facts"]["repayment_date"] == "2026-12"  # the date is kept
+    assert again["field"] == "counterparty"
+    assert knowledge.message("invalid_text_other", "ko") in texts(again)
+    named = await driver.send("고등학교 동창 김민수요")
+    assert "김민수" in (await driver.values())["facts"]["counterparty"]
+    assert named["field"] != "counterparty"
+
+
+async def test_dates_instead_of_a_name_end_in_unknown_not_a_loop(driver: Driver) -> None:
+    await driver.send("작년 3월에 300만원 빌려줬는데 안 갚아요")
+    for month in (5, 6, 7):
+        reply = await driver.send(f"올해 {month}월까지 갚기로 했어요")
+    values = await driver.values()
+    assert "counterparty" in values["unknown"]
+    assert reply["field"] != "counterparty"
+
+
+async def test_evidence_kinds_are_picked_with_several_presses_then_done(
+    driver: Driver, knowledge
+) -> None:
+    await driver.send("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    await driver.send("올해 6월 말까지 갚기로 했어요")
+    kinds_q = await driver.send(choice="a:evidence:yes")
+    assert kinds_q["field"] == "evidence_type"
+    first = [c["data"] for c in kinds_q["messages"][-1]["choices"]]
+    assert "a:evidence_type:messages" in first and first[-1] == "a:evidence_type:unknown"
+
+    one = await driver.send(choice="a:evidence_type:messages")
+    assert one["field"] == "evidence_type"
+    offered = [c["data"] for c in one["messages"][-1]["choices"]]
+    assert "a:evidence_type:messages" not in offered  # picked: not offered again
+    assert offered[-1] == "a:evidence_type:done" and "a:evidence_type:unknown" not in offered
+    label = knowledge.k2.field("LOAN", "evidence_type").options[1].label.ko
+    assert "지금까지 고른 것" in texts(one) and label in texts(one)
+    assert "evidence_type" not in (await driver.values())["facts"]
+
+    await driver.close()  # the picks so far survive a restart
+    await driver.open()
+    await driver.send(choice="a:evidence_type:messages")  # an old button pressed again
+    two = await driver.send(choice="a:evidence_type:recording")
+    assert (await driver.values())["picked"] == ["messages", "recording"]
+    assert two["field"] == "evidence_type"
+    done = await driver.send(choice="a:evidence_type:done")
+    values = await driver.values()
+    assert values["facts"]["evidence_type"] == ["messages", "recording"]
+    assert values["picked"] == []
+    assert done["field"] != "evidence_type"
+
+
+async def test_typed_kinds_join_the_pressed_ones(driver: Driver) -> None:
+    await driver.send("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    await driver.send("올해 6월 말까지 갚기로 했어요")
+    await driver.send(choice="a:evidence:yes")
+    await driver.send(choice="a:evidence_type:contract")
+    await driver.send("그리고 녹음도 있어요")
+    assert (await driver.values())["facts"]["evidence_type"] == ["contract", "recording"]

@@ -144,7 +144,10 @@ class FactExtractor:
         """Extract the asked field's answer, the other fields' values and feelings from `text`."""
         lowered = text.lower()
         keys = self._field_keys(sub_type)
-        facts = self._free_text_facts(text, sub_type=sub_type, keys=keys, asked=asked, now=now)
+        cued: set[str] = set()
+        facts = self._free_text_facts(
+            text, sub_type=sub_type, keys=keys, asked=asked, now=now, cued=cued
+        )
         answer, invalid, unknown = None, None, False
         if asked is not None:
             spec = self.knowledge.k2.field(sub_type, asked)
@@ -152,7 +155,13 @@ class FactExtractor:
                 # A bare "6/1" or "300만원" answering "who is the other party?" is no statement
                 # of another fact either: record nothing and ask again with the reason.
                 facts = {}
-            answer, invalid = self.parse_answer(spec, text, now=now, tagged=facts.pop(asked, None))
+            tagged = facts.pop(asked, None)
+            answer, invalid = self.parse_answer(spec, text, now=now, tagged=tagged)
+            if spec.kind == "text" and tagged is None and answer is not None and cued & set(facts):
+                # "다음달 말까지 갚기로 했어요" to "who borrowed it?" states another field's value by
+                # its cue (갚기로 -> repayment date) and names nobody: keep the value, ask again (a
+                # counted failure, so it never loops). "6/1에 만난 사람" has no cue: an answer.
+                answer, invalid = None, "text_other"
             if answer is None and self._says_unknown(lowered):
                 unknown, invalid = True, None
         return Extraction(
@@ -260,9 +269,19 @@ class FactExtractor:
         return [req.key for req in spec.required_fields()] if spec else []
 
     def _free_text_facts(
-        self, text: str, *, sub_type: str, keys: list[str], asked: str | None, now: datetime
+        self,
+        text: str,
+        *,
+        sub_type: str,
+        keys: list[str],
+        asked: str | None,
+        now: datetime,
+        cued: set[str] | None = None,
     ) -> dict[str, Any]:
-        """Values of any of the sub-type's fields stated in free text (latest statement wins)."""
+        """Values of any of the sub-type's fields stated in free text (latest statement wins).
+
+        `cued` collects the fields whose amount or date was placed by a cue word, not by default.
+        """
         k2 = self.knowledge.k2
         specs = {key: k2.field(sub_type, key) for key in keys}
         lowered = text.lower()
@@ -288,7 +307,8 @@ class FactExtractor:
                 asked if asked in fields else next((k for k in fields if specs[k].primary), None)
             )
             for match in finder():
-                key = self._cued_field(lowered, match.start, match.end, fields, specs) or fallback
+                by_cue = self._cued_field(lowered, match.start, match.end, fields, specs)
+                key = by_cue or fallback
                 if key is None:
                     continue
                 found = match.value
@@ -299,6 +319,8 @@ class FactExtractor:
                 value, invalid = self._check(specs[key], found, now=now)
                 if invalid is None:
                     facts[key] = value
+                    if by_cue and cued is not None:
+                        cued.add(key)
         for key, spec in specs.items():
             if (
                 key == asked

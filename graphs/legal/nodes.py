@@ -19,6 +19,7 @@ from graphs.legal.fields import next_field, percent, progress
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
 from knowledge.loader import Knowledge
+from knowledge.models import FieldSpec
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
@@ -183,6 +184,7 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
             lang,
             answered=answered,
             total=total,
+            picked=state.get("picked", []) if state.get("asking") == key else [],
         ),
     ]
     reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
@@ -200,10 +202,20 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
     if answer.get("kind") == "file":
         return {**update, **_record_file(state, answer["file"], key, facts, outbox, ctx)}
     value, reason, said_unknown = None, None, False
+    picked = list(state.get("picked", []))
     if answer.get("kind") == "choice":
         value, reason, said_unknown = _choice_value(kn, sub_type, key, answer.get("data", ""))
         if reason == "stale":
             return {**update, "outbox": [*outbox, prompts.say(kn, lang, "stale_button")]}
+        if reason == "pick":  # one option of a multi-choice field: ask for more or "done"
+            picked = _pick(kn.k2.field(sub_type, key), picked, value)
+            if picked is not None:
+                return {**update, "picked": picked}
+            value, reason = list(state.get("picked", [])) + list(value), None
+        elif reason == "done" or (said_unknown and picked):  # (an old "I don't know" too)
+            value, reason, said_unknown = (
+                (picked, None, False) if picked else (None, "choice", False)
+            )
     else:
         ex = await ctx.brain.extract_facts(
             answer.get("text", ""), sub_type=sub_type, asked=key, now=ctx.now
@@ -241,6 +253,10 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         ):
             reason = None  # the message answered something else: ask this field again, no failure
     label = kn.k2.field(sub_type, key).label.get(lang)
+    if value is not None and picked and isinstance(value, list):
+        value = [*picked, *(v for v in value if v not in picked)]  # typed kinds join the picks
+    if value is not None or said_unknown:
+        update["picked"] = []
     if value is not None:
         _merge(facts, {key: value}, corrections)
     elif said_unknown:
@@ -275,9 +291,17 @@ def _choice_value(kn, sub_type: str, key: str, data: str) -> tuple[Any, str | No
     spec = kn.k2.field(sub_type, key)
     if spec.kind == "yesno" and raw in ("yes", "no"):
         return raw == "yes", None, False
+    if spec.kind == "multi_choice" and raw == "done":
+        return None, "done", False
     if raw in {o.value for o in spec.options}:
-        return ([raw] if spec.kind == "multi_choice" else raw), None, False
+        return ([raw], "pick", False) if spec.kind == "multi_choice" else (raw, None, False)
     return None, "stale", False
+
+
+def _pick(spec: FieldSpec, picked: list[str], pressed: list[str]) -> list[str] | None:
+    """The picks after a press; None when every option is picked (nothing is left to offer)."""
+    picked = [*picked, *(v for v in pressed if v not in picked)]
+    return None if len(picked) >= len(spec.options) else picked
 
 
 def _record_file(
@@ -309,7 +333,10 @@ async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, A
     reason = prompts.reason_text(kn, sub_type, invalid, lang)
     key = invalid["field"]
     spec = ctx.knowledge_base.question(sub_type, key)
-    ask = prompts.question(kn, spec, key, lang, answered=answered, total=total, reason=reason)
+    picked = state.get("picked", [])
+    ask = prompts.question(
+        kn, spec, key, lang, answered=answered, total=total, reason=reason, picked=picked
+    )
     reply = interrupt(
         waiting(kn, state, [*state.get("outbox", []), ask], "RE_QUESTION", invalid["field"])
     )

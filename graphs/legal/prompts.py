@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from graphs.legal.fields import percent
@@ -17,6 +18,7 @@ REASON_KEYS = {
     "yesno": "invalid_yesno",
     "choice": "invalid_choice",
     "text": "invalid_text",
+    "text_other": "invalid_text_other",
     "int": "invalid_int",
     "int_range": "invalid_int_range",
     "duration": "invalid_duration",
@@ -70,8 +72,14 @@ def describe_facts(kn: Knowledge, sub_type: str, facts: dict[str, Any], lang: st
     return "\n".join(lines)
 
 
-def answer_choices(kn: Knowledge, spec: FieldSpec, key: str, lang: str) -> list[dict[str, str]]:
-    """Buttons for a field: yes/no, its options, and always 'I don't know'."""
+def answer_choices(
+    kn: Knowledge, spec: FieldSpec, key: str, lang: str, *, picked: Sequence[str] = ()
+) -> list[dict[str, str]]:
+    """Buttons for a field: yes/no or its options, then 'I don't know'.
+
+    Once a multi-choice field has picks, those options are not offered again and "That's all"
+    replaces "I don't know".
+    """
     choices = []
     if spec.kind == "yesno":
         choices += [
@@ -80,9 +88,14 @@ def answer_choices(kn: Knowledge, spec: FieldSpec, key: str, lang: str) -> list[
         ]
     elif spec.kind in ("choice", "multi_choice"):
         choices += [
-            {"label": o.label.get(lang), "data": f"a:{key}:{o.value}"} for o in spec.options
+            {"label": o.label.get(lang), "data": f"a:{key}:{o.value}"}
+            for o in spec.options
+            if o.value not in picked
         ]
-    choices.append({"label": kn.message("btn_unknown", lang), "data": f"a:{key}:unknown"})
+    if picked:
+        choices.append({"label": kn.message("btn_done", lang), "data": f"a:{key}:done"})
+    else:
+        choices.append({"label": kn.message("btn_unknown", lang), "data": f"a:{key}:unknown"})
     return choices
 
 
@@ -95,8 +108,12 @@ def question(
     answered: int,
     total: int,
     reason: str = "",
+    picked: Sequence[str] = (),
 ) -> Message:
-    """The question for a field: progress, (why the last answer failed,) question, why we ask."""
+    """The question for a field: progress, (why the last answer failed,) question, why we ask.
+
+    A multi-choice field with picks also lists them.
+    """
     parts = [
         kn.message(
             "progress", lang, percent=percent(answered, total), answered=answered, total=total
@@ -106,7 +123,10 @@ def question(
         parts.append(reason)
     parts.append(spec.question.get(lang))
     parts.append(kn.message("why", lang, why=spec.why.get(lang)))
-    return message("\n".join(parts), answer_choices(kn, spec, key, lang))
+    if picked:
+        items = format_value(kn, spec, list(picked), lang)
+        parts.append(kn.message("picked_so_far", lang, items=items))
+    return message("\n".join(parts), answer_choices(kn, spec, key, lang, picked=picked))
 
 
 def reason_text(kn: Knowledge, sub_type: str, invalid: dict[str, Any], lang: str) -> str:

@@ -36,6 +36,7 @@ class LegalState(TypedDict, total=False):
     unknown: list[str]  # required fields recorded as unknown
     attempts: dict[str, int]  # failed answers per field (3 -> unknown)
     asking: str | None  # field being asked now
+    picked: list[str]  # options pressed so far for the multi-choice field being asked
     answer: UserInput | None  # latest input, waiting to be validated
     invalid: dict[str, Any] | None  # {"field", "reason", "value"} of the last invalid answer
     emotions: list[dict[str, str]]  # feelings expressed, kept apart from facts
