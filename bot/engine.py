@@ -451,6 +451,14 @@ class Engine:
                 )
                 log.info("chat=%s session=%s cancelled", chat_tag(chat_id), session.id)
             reply.add(kn.message("cancelled", lang))
+        elif name == "forget":
+            reply.add(
+                kn.message("forget_confirm", lang),
+                [
+                    {"label": kn.message("btn_forget", lang), "data": "cmd:forget"},
+                    {"label": kn.message("btn_keep", lang), "data": "cmd:keep"},
+                ],
+            )
         elif name == "help":
             reply.add(kn.message("help", lang))
             self._prompt(values, *where, reply)
@@ -491,9 +499,23 @@ class Engine:
         elif inbound.data == "cmd:restart" and session is not None:
             reply.add(kn.message("restarted", reply.lang))
             await self._start_new(inbound, reply)
+        elif inbound.data == "cmd:forget":
+            await self._forget(inbound.chat_id, reply)
+        elif inbound.data == "cmd:keep":
+            reply.add(kn.message("forget_kept", reply.lang))
+            self._prompt(values, *where, reply)
         else:
             reply.add(kn.message("stale_button", reply.lang))
             self._prompt(values, *where, reply)
+
+    async def _forget(self, chat_id: int, reply: Reply) -> None:
+        """Delete the chat's records and checkpoint threads (the person asked us to forget)."""
+        sessions = await repo.forget_chat(engine=self.records, chat_id=chat_id)
+        for thread_id in sessions:
+            await self.checkpointer.adelete_thread(thread_id)
+        log.info("chat=%s forgotten: %d sessions deleted", chat_tag(chat_id), len(sessions))
+        reply.add(self.knowledge.message("forgotten", reply.lang))
+        reply.state = None
 
     async def _set_lang(
         self,

@@ -34,7 +34,18 @@ from db import repo
 
 log = logging.getLogger(__name__)
 
-COMMANDS = ("start", "help", "new", "cancel", "status", "summary", "lang", "export", "sessions")
+COMMANDS = (
+    "start",
+    "help",
+    "new",
+    "cancel",
+    "status",
+    "summary",
+    "lang",
+    "forget",
+    "export",
+    "sessions",
+)
 COMMAND_HELP = {
     "start": "시작 / start",
     "help": "도움말 / help",
@@ -43,6 +54,7 @@ COMMAND_HELP = {
     "status": "진행 상황 / progress",
     "summary": "요약 / summary",
     "lang": "언어 ko·en / language",
+    "forget": "내 정보 삭제 / delete my data",
 }
 POLL_TIMEOUT = 25  # seconds of Telegram long polling
 

@@ -32,6 +32,18 @@ from db.models import (
     utcnow,
 )
 
+# Tables whose rows belong to one session (all reference chatsession.id).
+SESSION_TABLES = (
+    CaseFact,
+    CaseParty,
+    CaseEvidence,
+    CaseMissingField,
+    CaseSummary,
+    StateTransition,
+    ChatTurn,
+    CaseMaster,
+)
+
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -176,6 +188,25 @@ async def close_session(*, engine: AsyncEngine, session_id: str, status: str) ->
         session.ended_at = session.updated_at = utcnow()
         db.add(session)
         await db.commit()
+
+
+async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
+    """Delete everything recorded for a chat (sessions and their records, inbox, preference).
+
+    Returns the deleted session ids: the caller deletes their checkpoint threads.
+    """
+    async with _writing(engine) as db:
+        ids = list(
+            (await db.exec(select(ChatSession.id).where(ChatSession.chat_id == chat_id))).all()
+        )
+        if ids:
+            for table in SESSION_TABLES:  # children first: foreign keys point at chatsession
+                await db.exec(delete(table).where(col(table.session_id).in_(ids)))
+            await db.exec(delete(ChatSession).where(col(ChatSession.id).in_(ids)))
+        await db.exec(delete(InboxUpdate).where(col(InboxUpdate.chat_id) == chat_id))
+        await db.exec(delete(ChatPreference).where(col(ChatPreference.chat_id) == chat_id))
+        await db.commit()
+    return ids
 
 
 async def list_sessions(*, engine: AsyncEngine, statuses: Iterable[str]) -> list[ChatSession]:

@@ -514,3 +514,38 @@ async def test_a_processed_update_keeps_no_payload_but_still_drops_a_redelivery(
     )
     assert again is False
     assert await repo.inbox_is_processed(engine=engine.records, update_id=901)
+
+
+async def test_forget_deletes_the_chat_records_and_checkpoints_after_a_confirmation(
+    engine: Engine, knowledge
+) -> None:
+    await start_loan(engine)
+    await engine.handle(text("올해 6월 말까지 갚기로 했어요", minutes=1))
+    await engine.handle(text("다른 채팅의 상담이에요: 전세 보증금을 못 받았어요", chat=99))
+    asked = await engine.handle(command("forget"))
+    assert [c["data"] for c in asked.messages[-1]["choices"]] == ["cmd:forget", "cmd:keep"]
+    kept = await engine.handle(choice("cmd:keep"))
+    assert knowledge.message("forget_kept", "ko") in joined(kept)
+    assert (await facts_of(engine))["amount"] == 3_000_000  # "keep" deleted nothing
+    session = (await repo.latest_session(engine=engine.records, chat_id=CHAT)).id
+    checkpoints = checkpoints_path(engine.settings.intake_data_dir)
+    count = "select count(*) from checkpoints where thread_id = ?"
+    with sqlite3.connect(checkpoints) as db:
+        assert db.execute(count, (session,)).fetchone()[0] > 0
+
+    done = await engine.handle(choice("cmd:forget"))
+    assert knowledge.message("forgotten", "ko") in joined(done)
+    async with AsyncSession(engine.records) as db:
+        for table in (ChatSession, *repo.SESSION_TABLES):
+            rows = (await db.exec(select(table))).all()
+            assert all(getattr(r, "chat_id", 99) == 99 for r in rows), table.__name__
+            if table is not ChatSession:
+                other = (await db.exec(select(ChatSession).where(ChatSession.chat_id == 99))).one()
+                assert all(r.session_id == other.id for r in rows), table.__name__
+    with sqlite3.connect(checkpoints) as db:
+        assert db.execute(count, (session,)).fetchone()[0] == 0
+    # The other chat is untouched, and this one starts afresh.
+    assert await facts_of(engine, chat=99)
+    again = await engine.handle(text("친구가 돈을 안 갚아요", minutes=5))
+    assert again.state in ("FACT_COLLECTION", "CONFIRM_CASE_TYPE")
+    assert "repayment_date" not in await facts_of(engine)
