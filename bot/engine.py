@@ -209,6 +209,15 @@ class Engine:
             # marked processed): answer with where the intake stands, do not feed it again.
             self._prompt(snapshot.values, node, asked, reply)
             return
+        if node == "COMPLETED":
+            # The graph finished but the records did not follow (the last write failed, or the
+            # process died between the two). Write them now; never feed a finished thread,
+            # which would start the intake over on top of its facts.
+            log.warning("session=%s finished but still open in the records; repairing", session.id)
+            reply.add(kn.message("session_completed", lang))
+            await self._write_records(session.id, snapshot.values, node, None, inbound, reply)
+            self._prompt(snapshot.values, node, None, reply)
+            return
         user_input = self._precheck(inbound, reply, node, asked)
         if user_input is None:
             self._prompt(snapshot.values or {}, node or "INIT", asked, reply)

@@ -229,6 +229,35 @@ async def test_records_write_failure_is_retried_and_the_conversation_goes_on(
     assert (await facts_of(engine))["amount"] == 3_000_000
 
 
+async def test_a_finished_intake_whose_records_failed_is_repaired_not_restarted(
+    engine: Engine, knowledge, monkeypatch
+) -> None:
+    await start_loan(engine)
+    await engine.handle(text("올해 6월"))
+    real = repo.sync_case
+
+    async def broken(**kwargs):
+        raise RuntimeError("disk I/O error")
+
+    monkeypatch.setattr(repo, "sync_case", broken)
+    done = await engine.handle(choice("a:evidence:no"))
+    assert done.state == "COMPLETED"  # the person got the summary; the records did not follow
+    (session,) = await sessions_of(engine)
+    assert session.status == "open"
+    monkeypatch.setattr(repo, "sync_case", real)
+
+    later = await engine.handle(text("혹시 진행 상황이 어떻게 되나요?", minutes=30))
+    assert knowledge.message("session_completed", "ko") in joined(later)
+    assert later.state == "COMPLETED"
+    (session,) = await sessions_of(engine)
+    assert session.status == "completed" and session.ended_at is not None
+    facts = await facts_of(engine)
+    assert facts["amount"] == 3_000_000 and facts["evidence"] is False
+    assert await repo.get_summary(engine=engine.records, session_id=session.id) is not None
+    again = await engine.handle(text("감사합니다", minutes=31))  # now the ordinary path
+    assert knowledge.message("session_completed", "ko") in joined(again)
+
+
 async def test_finished_thread_keeps_only_its_last_checkpoint(engine: Engine, knowledge) -> None:
     await start_loan(engine)
     await engine.handle(text("올해 6월"))
