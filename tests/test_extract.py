@@ -76,6 +76,25 @@ def test_explicit_future_incident_date_is_still_invalid(
         (MARCH, "LOAN", "갚기로 한 날은 12월 말이에요", {"repayment_date": "2026-12"}),
         (MARCH, "LEASE_DEPOSIT", "계약이 6월에 끝나요", {"lease_end_date": "2026-06"}),
         (NOVEMBER, "LEASE_DEPOSIT", "계약 만료는 2월 말이었어요", {"lease_end_date": "2026-02"}),
+        # Two clauses, two fields: each date takes the cue of its own clause.
+        (
+            NOVEMBER,
+            "LOAN",
+            "6월 1일에 빌려줬고 12월 말까지 갚기로 했어요",
+            {"incident_date": "2026-06-01", "repayment_date": "2026-12"},
+        ),
+        (
+            NOVEMBER,
+            "LOAN",
+            "3월에 빌려줬는데 5월까지 갚는다고 했어요",
+            {"incident_date": "2026-03", "repayment_date": "2026-05"},
+        ),
+        (
+            NOVEMBER,
+            "LOAN",
+            "I lent it on March 3 and he promised to repay it in May",
+            {"incident_date": "2026-03-03", "repayment_date": "2026-05"},
+        ),
     ],
 )
 def test_free_text_dates_follow_their_field(

@@ -14,6 +14,9 @@ from knowledge.models import FieldSpec
 
 MAX_TEXT_ANSWER = 500  # characters kept of a free-text answer
 CUE_WINDOW_BEFORE = 14  # characters before a value searched for a field cue ("보증금 2억")
+# Where a clause ends: punctuation, or a connective ending followed by a space (빌려줬고 ,
+# 했는데 , 받았지만 , 하면서 ) or an English conjunction.
+_CLAUSE_BOUNDARY = re.compile(r"[,.;!?\n]|(?:고|는데|지만|면서)\s|\b(?:and|but)\b")
 CUE_WINDOW_AFTER = 8  # characters after it ("2억의 보증금", "작년 3월에 퇴사")
 
 # A person named right after a relation word: "친구 김철수한테", "사장 박민수가", "사장 최씨".
@@ -350,9 +353,17 @@ class FactExtractor:
         lowered: str, start: int, end: int, fields: list[str], specs: dict[str, FieldSpec]
     ) -> str | None:
         """The field whose cue stands nearest to a value, within a short window."""
-        # A cue before the value ("보증금 2억") wins over one after it ("2억, 월세는 …").
+        # A cue before the value ("보증금 2억") wins over one after it ("2억, 월세는 …"). Both
+        # stop at a clause boundary: in "6월 1일에 빌려줬고 12월 말까지 갚기로" the 빌려줬 of
+        # the first clause does not claim the second clause's date.
         before = lowered[max(0, start - CUE_WINDOW_BEFORE) : start]
+        boundaries = list(_CLAUSE_BOUNDARY.finditer(before))
+        if boundaries:
+            before = before[boundaries[-1].end() :]
         after = lowered[end : end + CUE_WINDOW_AFTER]
+        boundary = _CLAUSE_BOUNDARY.search(after)
+        if boundary:
+            after = after[: boundary.start()]
         best, best_distance = None, 10**6
         for key in fields:
             for cue in (c.lower() for c in specs[key].cues):
