@@ -11,6 +11,7 @@ from graphs.common.classify import CONFIDENT, CaseClassifier, Classification
 from graphs.common.text import detect_lang, is_meaningless, lemmas
 from knowledge.loader import KNOWLEDGE_DIR, load_file
 from knowledge.models import K1Criteria
+from tests.support import confusions
 
 CASES_FILE = Path(__file__).parent / "data" / "classification_cases.yaml"
 CASES: list[dict[str, str]] = yaml.safe_load(CASES_FILE.read_text(encoding="utf-8"))["cases"]
@@ -31,17 +32,6 @@ def classifier(criteria: K1Criteria) -> CaseClassifier:
 @pytest.fixture(scope="module")
 def results(classifier: CaseClassifier) -> list[tuple[dict[str, str], Classification]]:
     return [(case, classifier.classify(case["text"])) for case in CASES]
-
-
-def _confusions(results: list[tuple[dict[str, str], Classification]], key: str) -> str:
-    attr = "sub_type" if key == "sub_type" else "case_type"
-    lines = []
-    for case, result in results:
-        got = getattr(result.top, attr) if result.top else None
-        if got != case[key]:
-            ranked = ", ".join(f"{c.sub_type}={c.score:.2f}" for c in result.candidates)
-            lines.append(f"  want {case[key]:<20} got {got!s:<20} [{ranked}] {case['text']}")
-    return "\n".join(lines)
 
 
 # --- the labelled data itself ----------------------------------------------------------------
@@ -79,7 +69,7 @@ def test_sub_type_accuracy(results: list[tuple[dict[str, str], Classification]])
     print(f"sub-type accuracy {accuracy:.3f} ({right}/{len(results)})")
     assert accuracy >= MIN_SUB_TYPE_ACCURACY, (
         f"sub-type accuracy {accuracy:.3f} < {MIN_SUB_TYPE_ACCURACY}\n"
-        + _confusions(results, "sub_type")
+        + confusions(results, "sub_type")
     )
 
 
@@ -89,7 +79,7 @@ def test_main_type_accuracy(results: list[tuple[dict[str, str], Classification]]
     print(f"main-type accuracy {accuracy:.3f} ({right}/{len(results)})")
     assert accuracy >= MIN_MAIN_TYPE_ACCURACY, (
         f"main-type accuracy {accuracy:.3f} < {MIN_MAIN_TYPE_ACCURACY}\n"
-        + _confusions(results, "case_type")
+        + confusions(results, "case_type")
     )
 
 

@@ -29,6 +29,7 @@ from graphs.common.classify import CaseClassifier, Classification
 from graphs.common.text import detect_lang
 from knowledge.loader import KNOWLEDGE_DIR, load_file
 from knowledge.models import K1Criteria
+from tests.support import confusions
 
 HOLDOUT_FILE = Path(__file__).parent / "data" / "classification_holdout.yaml"
 CASES: list[dict[str, str]] = yaml.safe_load(HOLDOUT_FILE.read_text(encoding="utf-8"))["cases"]
@@ -56,18 +57,6 @@ def results(criteria: K1Criteria) -> Results:
     return [(case, classifier.classify(case["text"])) for case in CASES]
 
 
-def _confusions(results: Results, key: str) -> str:
-    """One line per case whose top candidate misses `key`: wanted, got, candidates, text."""
-    attr = "sub_type" if key == "sub_type" else "case_type"
-    lines = []
-    for case, result in results:
-        got = getattr(result.top, attr) if result.top else None
-        if got != case[key]:
-            ranked = ", ".join(f"{c.sub_type}={c.score:.2f}" for c in result.candidates)
-            lines.append(f"  want {case[key]:<20} got {got!s:<20} [{ranked}] {case['text']}")
-    return "\n".join(lines)
-
-
 def test_holdout_has_four_cases_per_sub_type(criteria: K1Criteria) -> None:
     known = {(ct.code, sub.code) for ct, sub in criteria.all_sub_types()}
     counts = Counter((case["case_type"], case["sub_type"]) for case in CASES)
@@ -89,7 +78,7 @@ def test_holdout_sub_type_accuracy(results: Results) -> None:
     print(f"held-out sub-type accuracy {accuracy:.3f} ({right}/{len(results)})")
     assert accuracy >= MIN_SUB_TYPE_ACCURACY, (
         f"held-out sub-type accuracy {accuracy:.3f} < {MIN_SUB_TYPE_ACCURACY}\n"
-        + _confusions(results, "sub_type")
+        + confusions(results, "sub_type")
     )
 
 
@@ -100,7 +89,7 @@ def test_holdout_main_type_accuracy(results: Results) -> None:
     print(f"held-out main-type accuracy {accuracy:.3f} ({right}/{len(results)})")
     assert accuracy >= MIN_MAIN_TYPE_ACCURACY, (
         f"held-out main-type accuracy {accuracy:.3f} < {MIN_MAIN_TYPE_ACCURACY}\n"
-        + _confusions(results, "case_type")
+        + confusions(results, "case_type")
     )
 
 
@@ -111,7 +100,7 @@ def test_holdout_right_sub_type_among_candidates(results: Results) -> None:
     print(f"held-out top-3 accuracy {accuracy:.3f} ({right}/{len(results)})")
     assert accuracy >= MIN_TOP3_ACCURACY, (
         f"held-out top-3 accuracy {accuracy:.3f} < {MIN_TOP3_ACCURACY}\n"
-        + _confusions(results, "sub_type")
+        + confusions(results, "sub_type")
     )
 
 
