@@ -341,3 +341,14 @@ async def test_typed_kinds_join_the_pressed_ones(driver: Driver) -> None:
     await driver.send(choice="a:evidence_type:contract")
     await driver.send("그리고 녹음도 있어요")
     assert (await driver.values())["facts"]["evidence_type"] == ["contract", "recording"]
+
+
+async def test_picking_every_evidence_kind_answers_without_done(driver: Driver, knowledge) -> None:
+    await driver.send("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    await driver.send("올해 6월 말까지 갚기로 했어요")
+    await driver.send(choice="a:evidence:yes")
+    options = [o.value for o in knowledge.k2.field("LOAN", "evidence_type").options]
+    for value in options:
+        reply = await driver.send(choice=f"a:evidence_type:{value}")
+    assert (await driver.values())["facts"]["evidence_type"] == options
+    assert reply["field"] != "evidence_type"

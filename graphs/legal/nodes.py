@@ -19,7 +19,6 @@ from graphs.legal.fields import next_field, percent, progress
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
 from knowledge.loader import Knowledge
-from knowledge.models import FieldSpec
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
@@ -204,18 +203,12 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
     value, reason, said_unknown = None, None, False
     picked = list(state.get("picked", []))
     if answer.get("kind") == "choice":
-        value, reason, said_unknown = _choice_value(kn, sub_type, key, answer.get("data", ""))
+        data = answer.get("data", "")
+        value, reason, said_unknown, picking = _pressed(kn, sub_type, key, data, picked)
         if reason == "stale":
             return {**update, "outbox": [*outbox, prompts.say(kn, lang, "stale_button")]}
-        if reason == "pick":  # one option of a multi-choice field: ask for more or "done"
-            picked = _pick(kn.k2.field(sub_type, key), picked, value)
-            if picked is not None:
-                return {**update, "picked": picked}
-            value, reason = list(state.get("picked", [])) + list(value), None
-        elif reason == "done" or (said_unknown and picked):  # (an old "I don't know" too)
-            value, reason, said_unknown = (
-                (picked, None, False) if picked else (None, "choice", False)
-            )
+        if picking is not None:  # an option of a multi-choice field: ask for more or "done"
+            return {**update, "picked": picking}
     else:
         ex = await ctx.brain.extract_facts(
             answer.get("text", ""), sub_type=sub_type, asked=key, now=ctx.now
@@ -298,10 +291,23 @@ def _choice_value(kn, sub_type: str, key: str, data: str) -> tuple[Any, str | No
     return None, "stale", False
 
 
-def _pick(spec: FieldSpec, picked: list[str], pressed: list[str]) -> list[str] | None:
-    """The picks after a press; None when every option is picked (nothing is left to offer)."""
-    picked = [*picked, *(v for v in pressed if v not in picked)]
-    return None if len(picked) >= len(spec.options) else picked
+def _pressed(
+    kn: Knowledge, sub_type: str, key: str, data: str, picked: list[str]
+) -> tuple[Any, str | None, bool, list[str] | None]:
+    """(value, reason, unknown, picks to ask again with) of a pressed answer button.
+
+    A multi-choice option joins the picks, and the question is asked again with them until
+    "done" (or until every option is picked): the picks are then the answer.
+    """
+    value, reason, said_unknown = _choice_value(kn, sub_type, key, data)
+    if reason == "pick":
+        picks = [*picked, *(v for v in value if v not in picked)]
+        if len(picks) < len(kn.k2.field(sub_type, key).options):
+            return None, None, False, picks
+        return picks, None, False, None
+    if reason == "done" or (said_unknown and picked):  # (an old "I don't know" button too)
+        return (picked, None, False, None) if picked else (None, "choice", False, None)
+    return value, reason, said_unknown, None
 
 
 def _record_file(
