@@ -36,10 +36,26 @@ class KnowledgeError(ValueError):
     """A knowledge file is missing, is not YAML, or does not match its schema."""
 
 
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key repeated in one mapping (PyYAML keeps the last silently,
+    so a second `btn_done:` would quietly replace the first text)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        seen: set[object] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_file(path: Path, model: type[M]) -> M:
     """Parse one YAML file into `model`; errors name the file and the field."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
     except FileNotFoundError as exc:
         raise KnowledgeError(f"{path.name}: file not found") from exc
     except yaml.YAMLError as exc:

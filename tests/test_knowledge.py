@@ -52,6 +52,12 @@ def test_placeholders_match_in_both_languages(knowledge) -> None:
             "k0_messages.yaml: messages.greeting.en",
         ),
         ("lexicon.yaml", "yes: [", "lexicon.yaml: not valid YAML"),
+        (
+            "k0_messages.yaml",
+            "messages:\n  btn_done: {ko: 다 골랐어요, en: That's all}\n"
+            "  btn_done: {ko: 완료, en: Done}\n",
+            "k0_messages.yaml: not valid YAML: key 'btn_done' appears twice",
+        ),
     ],
 )
 def test_broken_file_error_names_file_and_field(
