@@ -173,19 +173,8 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
     key = next_field(kn.k2, sub_type, facts, state.get("unknown", []))
     if key is None:
         return {"asking": None, "answer": None}
-    answered, total = progress(kn.k2, sub_type, facts)
-    outbox = [
-        *state.get("outbox", []),
-        prompts.question(
-            kn,
-            ctx.knowledge_base.question(sub_type, key),
-            key,
-            lang,
-            answered=answered,
-            total=total,
-            picked=state.get("picked", []) if state.get("asking") == key else [],
-        ),
-    ]
+    spec = ctx.knowledge_base.question(sub_type, key)
+    outbox = [*state.get("outbox", []), prompts.question_for(kn, spec, state, key, lang)]
     reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
     return {**received(reply), "asking": key, "outbox": []}
 
@@ -335,14 +324,10 @@ async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, A
     ctx = runtime.context
     kn, lang = ctx.knowledge, ctx.lang
     invalid, sub_type = state["invalid"], state["sub_type"]
-    answered, total = progress(kn.k2, sub_type, state.get("facts", {}))
     reason = prompts.reason_text(kn, sub_type, invalid, lang)
     key = invalid["field"]
     spec = ctx.knowledge_base.question(sub_type, key)
-    picked = state.get("picked", [])
-    ask = prompts.question(
-        kn, spec, key, lang, answered=answered, total=total, reason=reason, picked=picked
-    )
+    ask = prompts.question_for(kn, spec, state, key, lang, reason=reason)
     reply = interrupt(
         waiting(kn, state, [*state.get("outbox", []), ask], "RE_QUESTION", invalid["field"])
     )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphs.legal.fields import percent
+from graphs.legal.fields import percent, progress
 from graphs.legal.state import Message
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
@@ -127,6 +127,17 @@ def question(
         items = format_value(kn, spec, list(picked), lang)
         parts.append(kn.message("picked_so_far", lang, items=items))
     return message("\n".join(parts), answer_choices(kn, spec, key, lang, picked=picked))
+
+
+def question_for(
+    kn: Knowledge, spec: FieldSpec, state: Mapping[str, Any], key: str, lang: str, reason: str = ""
+) -> Message:
+    """`question` for `key` with the progress and the picks kept in the intake's state."""
+    answered, total = progress(kn.k2, state["sub_type"], state.get("facts", {}))
+    picked = state.get("picked", []) if state.get("asking") == key else []
+    return question(
+        kn, spec, key, lang, answered=answered, total=total, reason=reason, picked=picked
+    )
 
 
 def reason_text(kn: Knowledge, sub_type: str, invalid: dict[str, Any], lang: str) -> str:

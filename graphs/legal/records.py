@@ -71,15 +71,5 @@ def current_prompt(
         )
         return prompts.message(kn.message("choose_case_type", lang), choices)
     if node in ("FACT_COLLECTION", "RE_QUESTION") and sub_type and field:
-        answered, total = progress(kn.k2, sub_type, values.get("facts", {}))
-        picked = values.get("picked", []) if values.get("asking") == field else []
-        return prompts.question(
-            kn,
-            kn.k2.field(sub_type, field),
-            field,
-            lang,
-            answered=answered,
-            total=total,
-            picked=picked,
-        )
+        return prompts.question_for(kn, kn.k2.field(sub_type, field), values, field, lang)
     return None
