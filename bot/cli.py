@@ -58,13 +58,14 @@ async def _run(settings: Settings) -> None:
 
 async def _export(settings: Settings, args: argparse.Namespace) -> None:
     from bot import export
-    from db.engine import create_records_engine
+    from bot.engine import Engine
 
-    records = await create_records_engine(settings.intake_data_dir)
+    # Opening the engine repairs any intake that finished while its records did not follow.
+    engine = await Engine.open(settings, serving=False)
     try:
-        rows = await export.collect(engine=records, include_open=args.all)
+        rows = await export.collect(engine=engine.records, include_open=args.all)
     finally:
-        await records.dispose()
+        await engine.close()
     text = export.render(rows, args.format)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from typing import Any, TextIO
 
 from bot.engine import Engine, Inbound, Reply
+from graphs.common.text import valid_unicode
+
+log = logging.getLogger(__name__)
 
 CONSOLE_USER_ID = 0
 
@@ -19,7 +23,7 @@ def parse_line(line: str, chat_id: int) -> Inbound:
     if stripped.startswith("{"):
         try:
             obj = json.loads(stripped)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             obj = None
     if isinstance(obj, dict):
         if "choice" in obj:
@@ -38,8 +42,8 @@ def parse_line(line: str, chat_id: int) -> Inbound:
 
 
 def parse_command(text: str, chat_id: int) -> Inbound:
-    """'/export json all' -> command 'export' with args."""
-    name, *args = text.strip().lstrip("/").split()
+    """'/export json all' -> command 'export' with args; '/' or '' is an unknown command ''."""
+    name, *args = text.strip().lstrip("/").split() or [""]
     return Inbound(
         chat_id=chat_id,
         kind="command",
@@ -81,6 +85,17 @@ def print_human(reply: Reply, out: TextIO) -> list[dict[str, str]]:
     return choices
 
 
+async def _answer(engine: Engine, inbound: Inbound) -> Reply:
+    """The engine's reply; should the engine fail, the person is told and the console goes on."""
+    try:
+        return await engine.handle(inbound)
+    except Exception:  # noqa: BLE001 - one bad turn must not end the conversation
+        log.exception("console turn failed")
+        reply = Reply()
+        reply.add(engine.knowledge.message("error", engine.settings.intake_default_lang))
+        return reply
+
+
 async def run_console(
     engine: Engine,
     *,
@@ -91,12 +106,15 @@ async def run_console(
 ) -> None:
     """Read lines until EOF; the conversation stays resumable."""
     loop = asyncio.get_running_loop()
+    for stream in (stdin, stdout):  # bytes that are not UTF-8 never end the console
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     choices: list[dict[str, str]] = []
     if not jsonl:
         stdout.write(
             "intake-bot console — type your answer, a number to pick a choice, /help, Ctrl-D to quit\n"
         )
-        choices = print_human(await engine.handle(parse_command("/start", chat_id)), stdout)
+        choices = print_human(await _answer(engine, parse_command("/start", chat_id)), stdout)
     while True:
         if not jsonl:
             stdout.write("\n> ")
@@ -104,8 +122,9 @@ async def run_console(
         line = await loop.run_in_executor(None, stdin.readline)
         if not line:
             break
+        line = valid_unicode(line)
         if jsonl:
-            reply = await engine.handle(parse_line(line, chat_id))
+            reply = await _answer(engine, parse_line(line, chat_id))
             stdout.write(reply_json(reply) + "\n")
             stdout.flush()
             continue
@@ -119,4 +138,4 @@ async def run_console(
             )
         else:
             inbound = parse_line(line, chat_id)
-        choices = print_human(await engine.handle(inbound), stdout)
+        choices = print_human(await _answer(engine, inbound), stdout)

@@ -1,7 +1,7 @@
 """The engine: one entry point shared by every channel (Telegram, console).
 
-Per-chat serialisation, replay guard, bad-input pre-checks, commands, the graph turn, and the
-records written after it. Nothing here knows Telegram.
+Per-chat serialisation, replay guard, bad-input pre-checks, the buttons that count, commands,
+the graph turn, and the records written after it. Nothing here knows Telegram.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import hashlib
 import logging
 import sys
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from dataclasses import field as dc_field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -20,14 +20,19 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot import export
+from bot import export, failpoints
 from bot.config import Settings
 from db import repo
-from db.engine import create_records_engine, open_checkpoint_connection
+from db.engine import (
+    create_records_engine,
+    open_checkpoint_connection,
+    truncate_checkpoint_wal,
+    truncate_records_wal,
+)
 from graphs.common.brain import Brain
 from graphs.common.context import Context
 from graphs.common.rules_brain import RulesBrain
-from graphs.common.text import detect_lang, get_kiwi, is_meaningless
+from graphs.common.text import detect_lang, get_kiwi, is_meaningless, valid_unicode
 from graphs.registry import GRAPHS, GraphSpec
 from knowledge.kb import KnowledgeBase, open_index
 from knowledge.loader import Knowledge, default_knowledge
@@ -62,6 +67,21 @@ class Inbound:
     input_id: str | None = None  # e.g. the Telegram update id; a replay is recognised by it
     language_code: str | None = None
     at: datetime = dc_field(default_factory=lambda: datetime.now(UTC))
+
+
+def clean_inbound(inbound: Inbound) -> Inbound:
+    """The inbound with every text in it valid Unicode, so no layer behind the edge trips on it."""
+    file = inbound.file
+    if file:
+        file = {k: valid_unicode(v) if isinstance(v, str) else v for k, v in file.items()}
+    return replace(
+        inbound,
+        text=valid_unicode(inbound.text),
+        data=valid_unicode(inbound.data),
+        command=valid_unicode(inbound.command),
+        args=tuple(valid_unicode(a) for a in inbound.args),
+        file=file,
+    )
 
 
 @dataclass
@@ -121,9 +141,16 @@ class Engine:
         knowledge: Knowledge | None = None,
         brain: Brain | None = None,
         kb: KnowledgeBase | None = None,
+        serving: bool = True,
     ) -> Engine:
-        """Open the databases and the knowledge index under INTAKE_DATA_DIR (built if missing)."""
+        """Open the databases and the knowledge index under INTAKE_DATA_DIR (built if missing).
+
+        Intakes whose graph finished while their records did not follow are repaired first.
+        `serving=False` (staff reads such as the export command) skips the index and Kiwi.
+        """
         knowledge = knowledge or default_knowledge()
+        if kb is None and not serving:
+            kb = KnowledgeBase(knowledge)
         if kb is None:
             index = await asyncio.to_thread(
                 open_index,
@@ -133,14 +160,13 @@ class Engine:
                 env=settings.embedding_env,
             )
             kb = KnowledgeBase(knowledge, index)
-        await asyncio.to_thread(
-            get_kiwi
-        )  # load the morphological analyser (~2 s) before the first message
+        if serving:  # load the morphological analyser (~2 s) before the first message
+            await asyncio.to_thread(get_kiwi)
         records = await create_records_engine(settings.intake_data_dir)
         conn = await open_checkpoint_connection(settings.intake_data_dir)
         saver = AsyncSqliteSaver(conn)
         await saver.setup()
-        return cls(
+        engine = cls(
             settings=settings,
             knowledge=knowledge,
             brain=brain or RulesBrain(knowledge),
@@ -148,6 +174,8 @@ class Engine:
             checkpointer=saver,
             kb=kb,
         )
+        await engine.repair_finished()
+        return engine
 
     async def close(self) -> None:
         """Close both databases."""
@@ -158,15 +186,26 @@ class Engine:
 
     async def handle(self, inbound: Inbound) -> Reply:
         """Handle one inbound message of a chat; messages of one chat run one at a time."""
+        inbound = clean_inbound(inbound)
         async with self._locks[inbound.chat_id]:
             lang = await self._lang(inbound)
             reply = Reply(lang=lang)
-            if inbound.kind == "command":
+            if inbound.kind == "choice" and not await self._was_offered(inbound):
+                await self._refuse_press(inbound, reply)
+            elif inbound.kind == "command":
                 await self._command(inbound, reply)
             elif inbound.kind == "choice" and inbound.data.startswith(("cmd:", "lang:")):
                 await self._control_button(inbound, reply)
             else:
                 await self._turn(inbound, reply)
+            # These buttons, to this person, are now the only presses that count in the chat.
+            offered = [c["data"] for m in reply.messages for c in m.get("choices") or []]
+            await repo.set_offer(
+                engine=self.records,
+                chat_id=inbound.chat_id,
+                user_id=inbound.user_id,
+                choices=offered,
+            )
             log.info(
                 "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
                 chat_tag(inbound.chat_id),
@@ -177,6 +216,34 @@ class Engine:
                 len(reply.messages),
             )
             return reply
+
+    # --- buttons ------------------------------------------------------------------------------
+
+    async def _was_offered(self, inbound: Inbound) -> bool:
+        """Whether the press is of a button the chat was shown last, by the person shown it."""
+        offer = await repo.get_offer(engine=self.records, chat_id=inbound.chat_id)
+        if offer is None or inbound.data not in offer[1]:
+            return False
+        if offer[0] != inbound.user_id:
+            log.warning(
+                "chat=%s button pressed by someone it was not shown to; refused",
+                chat_tag(inbound.chat_id),
+            )
+            return False
+        return True
+
+    async def _refuse_press(self, inbound: Inbound, reply: Reply) -> None:
+        """A press of a button not (or no longer) offered: say so, and show where things stand."""
+        stale = "already_answered" if inbound.data.startswith("a:") else "stale_button"
+        reply.add(self.knowledge.message(stale, reply.lang))
+        session, values, where = await self._current(inbound.chat_id)
+        if session is not None:
+            self._prompt(values, *where, reply)
+            return
+        latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
+        if latest is not None and latest.status == "completed":
+            reply.add(self.knowledge.message("session_completed", reply.lang))
+            reply.state = "COMPLETED"
 
     # --- a turn of the intake -----------------------------------------------------------------
 
@@ -210,13 +277,11 @@ class Engine:
             self._prompt(snapshot.values, node, asked, reply)
             return
         if node == "COMPLETED":
-            # The graph finished but the records did not follow (the last write failed, or the
-            # process died between the two). Write them now; never feed a finished thread,
-            # which would start the intake over on top of its facts.
-            log.warning("session=%s finished but still open in the records; repairing", session.id)
+            # Finished while the records did not follow (see repair_finished); never feed a
+            # finished thread, which would start the intake over on top of its facts.
+            await self._repair(session.id, snapshot.values)
             reply.add(kn.message("session_completed", lang))
-            await self._write_records(session.id, snapshot.values, node, None, inbound, reply)
-            self._prompt(snapshot.values, node, None, reply)
+            reply.state = "COMPLETED"
             return
         user_input = self._precheck(inbound, reply, node, asked)
         if user_input is None:
@@ -235,6 +300,7 @@ class Engine:
         result = await self.graph.ainvoke(
             payload, config, context=context, durability=self.settings.intake_durability
         )
+        failpoints.reach("after_graph")
         interrupts = result.get("__interrupt__") or []
         if interrupts:
             waiting = interrupts[0].value
@@ -251,9 +317,32 @@ class Engine:
                 100 * self.spec.snapshot(kn, result, "COMPLETED")["completion_rate"]
             )
         values = {k: v for k, v in result.items() if k != "__interrupt__"}
-        await self._write_records(session.id, values, reply.state, asked, inbound, reply)
+        turn = self._history_row(asked, inbound, reply)
+        await self._write_records(session.id, values, reply.state, turn)
+        failpoints.reach("after_records")
         if reply.state == "COMPLETED":
             await self._prune_checkpoints(config)
+
+    async def repair_finished(self) -> int:
+        """Write the records of every intake that finished in its checkpoint but not in them.
+
+        That happens when the last records write failed or the process died between the graph's
+        last step and the write. Run at start-up and before staff read the records; a chat's own
+        reads repair its intake too (`_current`).
+        """
+        repaired = 0
+        for session in await repo.list_sessions(engine=self.records, statuses=["open"]):
+            snapshot = await self.graph.aget_state({"configurable": {"thread_id": session.id}})
+            if self._waiting(snapshot)[0] == "COMPLETED":
+                await self._repair(session.id, snapshot.values)
+                repaired += 1
+        return repaired
+
+    async def _repair(self, session_id: str, values: dict[str, Any]) -> None:
+        """Write a finished intake's records (summary, status) from its last checkpoint."""
+        log.warning("session=%s finished but still open in the records; repairing", session_id)
+        await self._write_records(session_id, values, "COMPLETED", None)
+        await self._prune_checkpoints({"configurable": {"thread_id": session_id}})
 
     async def _prune_checkpoints(self, config: dict[str, Any]) -> None:
         """Keep only the last checkpoint of a finished thread (never one waiting at an interrupt).
@@ -322,30 +411,27 @@ class Engine:
             reply.add(kn.message("other_language_hint", lang))
         return {**base, "kind": "text", "text": text}
 
-    async def _write_records(
-        self,
-        session_id: str,
-        values: dict[str, Any],
-        node: str,
-        asked: str | None,
-        inbound: Inbound,
-        reply: Reply,
-    ) -> None:
-        """Write the records from the graph state; retried, and on failure logged (the checkpoint holds it)."""
-        snapshot = self.spec.snapshot(self.knowledge, values, node)
-        bot_text = "\n\n".join(m["text"] for m in reply.messages)
+    @staticmethod
+    def _history_row(asked: str | None, inbound: Inbound, reply: Reply) -> dict[str, Any]:
+        """The question-answer row of a turn: the field asked, what was sent, what was replied."""
         user_text = (
             inbound.text
             if inbound.kind == "text"
             else inbound.data or (inbound.file or {}).get("kind", "")
         )
+        return {
+            "field": asked,
+            "user_text": user_text[:MAX_INPUT_CHARS],
+            "bot_text": "\n\n".join(m["text"] for m in reply.messages),
+        }
+
+    async def _write_records(
+        self, session_id: str, values: dict[str, Any], node: str, turn: dict[str, Any] | None
+    ) -> None:
+        """Write the records from the graph state; retried, and on failure logged (the checkpoint holds it)."""
+        snapshot = self.spec.snapshot(self.knowledge, values, node)
         for attempt, pause in enumerate((*RECORD_RETRIES, None), start=1):
             try:
-                turn = {
-                    "field": asked,
-                    "user_text": user_text[:MAX_INPUT_CHARS],
-                    "bot_text": bot_text,
-                }
                 await repo.sync_case(
                     engine=self.records, session_id=session_id, snapshot=snapshot, turn=turn
                 )
@@ -404,12 +490,20 @@ class Engine:
     async def _current(
         self, chat_id: int
     ) -> tuple[Any, dict[str, Any], tuple[str | None, str | None]]:
-        """(open session, its state values, (waiting node, field asked))."""
+        """(open session, its state values, (waiting node, field asked)).
+
+        An open session whose graph has finished is repaired here (its records written and
+        closed), so every read of the chat sees it completed.
+        """
         session = await repo.open_session(engine=self.records, chat_id=chat_id)
         if session is None:
             return None, {}, (None, None)
         snapshot = await self.graph.aget_state({"configurable": {"thread_id": session.id}})
-        return session, snapshot.values or {}, self._waiting(snapshot)
+        where = self._waiting(snapshot)
+        if where[0] == "COMPLETED":
+            await self._repair(session.id, snapshot.values)
+            return None, {}, (None, None)
+        return session, snapshot.values or {}, where
 
     async def _start_new(self, inbound: Inbound, reply: Reply) -> None:
         """Close any open intake and start a fresh one with the greeting."""
@@ -522,6 +616,11 @@ class Engine:
         sessions = await repo.forget_chat(engine=self.records, chat_id=chat_id)
         for thread_id in sessions:
             await self.checkpointer.adelete_thread(thread_id)
+        # Deleted rows are zeroed (secure_delete); the write-ahead logs that still hold the
+        # old pages are folded in and emptied, so nothing of the chat stays on disk.
+        await truncate_records_wal(self.records)
+        async with self.checkpointer.lock:
+            await truncate_checkpoint_wal(self.checkpointer.conn)
         log.info("chat=%s forgotten: %d sessions deleted", chat_tag(chat_id), len(sessions))
         reply.add(self.knowledge.message("forgotten", reply.lang))
         reply.state = None
@@ -560,6 +659,7 @@ class Engine:
             )
             reply.add(kn.message("admin_only", lang))
             return
+        await self.repair_finished()  # staff never see a finished intake as open
         if inbound.command.lower() == "sessions":
             sessions = await repo.list_sessions(engine=self.records, statuses=["open"])
             if not sessions:

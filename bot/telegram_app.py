@@ -1,33 +1,49 @@
 """Telegram channel: the PTB Application, its handlers, rendering, and a durable poller.
 
-Where a Telegram message goes: `poll_updates` stores it in the inbox (db) before confirming it
-to Telegram → the Application dispatches it to one of HANDLERS → the handler turns it into an
-`Inbound` and calls `Engine.handle` → `send_reply` renders the `Reply`.
+Where a Telegram message goes: `poll_updates` stores each getUpdates batch in the inbox (db)
+before confirming it to Telegram (an update that cannot be read is set aside there) → the
+Application dispatches it to one of HANDLERS → the handler turns it into an `Inbound` and calls
+`Engine.handle` → `send_reply` renders the `Reply`. Intakes happen in private chats only: in a
+group the bot explains that and links to a private chat.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import re
 import unicodedata
+import warnings
 from typing import Any
 
-from telegram import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, Update
-from telegram.constants import ChatAction, MessageLimit
-from telegram.error import BadRequest, NetworkError, TelegramError, TimedOut
+from telegram import (
+    BotCommand,
+    CallbackQuery,
+    ChatMember,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    Update,
+    User,
+)
+from telegram.constants import ChatAction, ChatType, MessageLimit
+from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     Application,
     ApplicationBuilder,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
     MessageHandler,
     TypeHandler,
     filters,
 )
+from telegram.warnings import PTBUserWarning
 
+from bot import failpoints
 from bot.config import Settings
 from bot.engine import Engine, Inbound, Reply
 from db import repo
@@ -57,6 +73,9 @@ COMMAND_HELP = {
     "forget": "내 정보 삭제 / delete my data",
 }
 POLL_TIMEOUT = 25  # seconds of Telegram long polling
+POLL_READ_MARGIN = 10  # seconds a long poll may take beyond its timeout before it is abandoned
+MAX_BACKOFF = 30.0
+DEEP_LINK_PAYLOAD = "intake"  # t.me/<bot>?start=intake opens the private chat with /start
 
 
 TELEGRAM_TEXT_LIMIT = int(MessageLimit.MAX_TEXT_LENGTH)  # 4096, counted in UTF-16 code units
@@ -233,17 +252,56 @@ def _now():
     return datetime.now(UTC)
 
 
+def _lang_of(user: User | None) -> str:
+    """A language for a person the engine has not met (groups, refused presses)."""
+    code = (user.language_code or "") if user else ""
+    return "en" if code.lower().startswith("en") else "ko"
+
+
+def button_refusal(query: CallbackQuery) -> str | None:
+    """The K0 key of why a press is refused before the engine sees it, or None.
+
+    A press counts only on a message in the private chat of the person pressing: not on an
+    inline-mode message (no chat to act on), not in a group, not on someone else's chat.
+    """
+    message = query.message
+    if message is None:
+        return "button_gone"
+    if message.chat.type != ChatType.PRIVATE:
+        return "button_gone"
+    if message.chat.id != query.from_user.id:
+        return "button_not_yours"
+    return None
+
+
+def private_chat_link(bot: Any, lang: str, knowledge: Any) -> InlineKeyboardMarkup:
+    """A URL button that opens the private chat with the bot and starts an intake there."""
+    url = f"https://t.me/{bot.username}?start={DEEP_LINK_PAYLOAD}"
+    label = knowledge.message("btn_private_chat", lang)
+    return InlineKeyboardMarkup([[InlineKeyboardButton(label, url=url)]])
+
+
 async def _run(update: Update, context: ContextTypes.DEFAULT_TYPE, inbound: Inbound) -> Reply:
     """Typing indicator, engine call, reply."""
     await context.bot.send_chat_action(chat_id=inbound.chat_id, action=ChatAction.TYPING)
     reply = await _engine(context).handle(inbound)
     await send_reply(context.bot, inbound.chat_id, reply)
+    failpoints.reach("after_reply")
     return reply
 
 
 async def mark_processed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """After the handlers of group 0 finished with an update, its inbox row is done."""
     await repo.inbox_mark_processed(engine=_engine(context).records, update_id=update.update_id)
+
+
+async def _tell_group(bot: Any, chat_id: int, lang: str, engine: Engine) -> None:
+    """Say in a group that intakes happen in a private chat, with a link to one."""
+    await bot.send_message(
+        chat_id=chat_id,
+        text=engine.knowledge.message("private_only", lang),
+        reply_markup=private_chat_link(bot, lang, engine.knowledge),
+    )
 
 
 # --- handlers (thin: update -> Inbound -> engine -> reply) ----------------------------------
@@ -295,11 +353,32 @@ async def on_unsupported(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     await _run(update, context, _inbound(update, kind="unsupported"))
 
 
+async def on_group(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A message in a group: no intake there; the person is pointed to a private chat."""
+    lang = _lang_of(update.effective_user)
+    await _tell_group(context.bot, update.effective_chat.id, lang, _engine(context))
+
+
+async def on_added_to_group(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The bot was added to a group: it says at once that intakes happen in private."""
+    change = update.my_chat_member
+    joined = change.new_chat_member.status in (ChatMember.MEMBER, ChatMember.ADMINISTRATOR)
+    if joined and change.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
+        lang = _lang_of(change.from_user)
+        await _tell_group(context.bot, change.chat.id, lang, _engine(context))
+
+
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A pressed inline button: answer the query, mark the choice on its message, handle it."""
     query = update.callback_query
+    refusal = button_refusal(query)
+    if refusal is not None:
+        log.warning("button press refused (%s)", refusal)
+        text = _engine(context).knowledge.message(refusal, _lang_of(query.from_user))
+        await query.answer(text, show_alert=True)
+        return
     await query.answer()
-    if query.message is not None and getattr(query.message, "reply_markup", None):
+    if getattr(query.message, "reply_markup", None):
         label = next(
             (
                 b.text
@@ -322,12 +401,17 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Log the failure with its traceback and answer the person politely."""
+    """Log the failure with its traceback, set the update aside and answer the person politely."""
     log.error("update handling failed", exc_info=context.error)
+    if isinstance(update, Update):
+        engine = _engine(context)
+        # Set aside, not retried on restart: a message that fails every time must not block
+        # the chat; its payload stays in the inbox with the reason, for an operator.
+        await repo.inbox_mark_failed(
+            engine=engine.records, update_id=update.update_id, reason=type(context.error).__name__
+        )
     if isinstance(update, Update) and update.effective_chat:
         engine = _engine(context)
-        # Not retried on restart: a message that fails every time must not block the chat.
-        await repo.inbox_mark_processed(engine=engine.records, update_id=update.update_id)
         lang = await repo.get_lang(engine=engine.records, chat_id=update.effective_chat.id) or "ko"
         try:
             await context.bot.send_message(
@@ -337,10 +421,13 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
             log.warning("could not send the error message")
 
 
-# Registration order matters: edits first, then commands, buttons, files, text, and the rest.
+# Registration order matters: groups first, then edits, commands, buttons, files, text, the rest.
 NEW = filters.UpdateType.MESSAGE  # a new message (edits are handled apart)
+PRIVATE = filters.ChatType.PRIVATE
 HANDLERS = [
-    MessageHandler(filters.UpdateType.EDITED_MESSAGE, on_edited),  # edits are not applied
+    MessageHandler(NEW & ~PRIVATE, on_group),  # no intake in a group: a link to a private chat
+    ChatMemberHandler(on_added_to_group, ChatMemberHandler.MY_CHAT_MEMBER),  # added to a group
+    MessageHandler(filters.UpdateType.EDITED_MESSAGE & PRIVATE, on_edited),  # edits not applied
     # /start /help /new /cancel /status /summary /lang /export /sessions
     CommandHandler(list(COMMANDS), on_command, filters=NEW),
     CallbackQueryHandler(on_button),  # inline keyboard presses
@@ -366,47 +453,101 @@ def build_application(settings: Settings, engine: Engine) -> Application:
     return app
 
 
+def read_update(raw: dict[str, Any], bot: Any) -> tuple[Update | None, str | None]:
+    """(the update, None), or (None, why not) for an update python-telegram-bot cannot read."""
+    try:
+        return Update.de_json(copy.deepcopy(raw), bot), None
+    except Exception as exc:  # noqa: BLE001 - whatever the payload, it is set aside, not fatal
+        return None, f"unreadable: {type(exc).__name__}"
+
+
 async def recover_inbox(app: Application, engine: Engine) -> int:
     """Process updates stored but not finished before a crash, oldest first."""
     pending = await repo.inbox_pending(engine=engine.records)
     for row in pending:
-        await app.update_queue.put(Update.de_json(json.loads(row.payload_json), app.bot))
+        update, failure = read_update(json.loads(row.payload_json), app.bot)
+        if update is None:
+            log.error("stored update %s %s; set aside", row.update_id, failure)
+            await repo.inbox_mark_failed(
+                engine=engine.records, update_id=row.update_id, reason=failure or ""
+            )
+            continue
+        await app.update_queue.put(update)
     if pending:
         log.info("recovered %d unprocessed updates from the inbox", len(pending))
     return len(pending)
 
 
+async def fetch_updates(bot: Any, offset: int | None, timeout: int) -> list[Any]:
+    """One long poll of getUpdates, as the raw JSON Telegram sent.
+
+    Raw, so that an update is stored exactly as sent and one that python-telegram-bot cannot
+    read is set aside alone (`Bot.get_updates` would fail the whole batch, again and again).
+    """
+    params: dict[str, Any] = {"timeout": timeout, "allowed_updates": Update.ALL_TYPES}
+    if offset is not None:
+        params["offset"] = offset
+    with warnings.catch_warnings():  # PTB suggests get_updates, which parses: see above
+        warnings.simplefilter("ignore", PTBUserWarning)
+        result = await bot.do_api_request(
+            "getUpdates", api_kwargs=params, read_timeout=timeout + POLL_READ_MARGIN
+        )
+    return result if isinstance(result, list) else []
+
+
+async def store_batch(app: Application, engine: Engine, raw_updates: list[Any]) -> int | None:
+    """Store a batch in the inbox (one transaction), queue the new readable updates.
+
+    Returns the offset that confirms the batch, or None when it held no update id at all.
+    """
+    entries, read = [], []
+    for raw in raw_updates:
+        update_id = raw.get("update_id") if isinstance(raw, dict) else None
+        if not isinstance(update_id, int):
+            log.error("getUpdates returned an item without an update_id; skipped")
+            continue
+        update, failure = read_update(raw, app.bot)
+        chat = update.effective_chat if update is not None else None
+        entries.append((update_id, chat.id if chat else None, raw, failure))
+        read.append((update_id, update, failure))
+    stored = await repo.inbox_add_batch(engine=engine.records, updates=entries)
+    failpoints.reach("inbox_stored")
+    for update_id, update, failure in read:
+        if update_id not in stored:
+            log.info("update %s delivered twice; dropped", update_id)
+        elif update is None:
+            log.error("update %s %s; set aside in the inbox", update_id, failure)
+        else:
+            await app.update_queue.put(update)
+    return max((e[0] for e in entries), default=-1) + 1 if entries else None
+
+
 async def poll_updates(
     app: Application, engine: Engine, stop: asyncio.Event, *, timeout: int = POLL_TIMEOUT
 ) -> None:
-    """Long-poll getUpdates; store each update in the inbox before the next call confirms it."""
+    """Long-poll getUpdates; store each batch in the inbox before the next call confirms it.
+
+    No update and no failure ends the loop: network and storage errors are logged and retried
+    with back-off (an unstored batch is simply not confirmed, so Telegram sends it again). Only
+    a rejected token ends it, and `run_bot` then takes the process down.
+    """
     last = await repo.inbox_max_update_id(engine=engine.records)
     offset = last + 1 if last is not None else None
     backoff = 1.0
     while not stop.is_set():
         try:
-            updates = await app.bot.get_updates(
-                offset=offset, timeout=timeout, allowed_updates=Update.ALL_TYPES
-            )
+            raw_updates = await fetch_updates(app.bot, offset, timeout)
+            offset = await store_batch(app, engine, raw_updates) or offset
             backoff = 1.0
-        except (TimedOut, NetworkError) as exc:
-            log.warning("getUpdates failed (%s); retrying in %.0f s", type(exc).__name__, backoff)
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, 30.0)
             continue
-        for update in updates:
-            chat = update.effective_chat
-            stored = await repo.inbox_add(
-                engine=engine.records,
-                update_id=update.update_id,
-                chat_id=chat.id if chat else None,
-                payload=update.to_dict(),
-            )
-            offset = update.update_id + 1
-            if stored:
-                await app.update_queue.put(update)
-            else:
-                log.info("update %s delivered twice; dropped", update.update_id)
+        except InvalidToken:
+            raise
+        except NetworkError as exc:  # TimedOut included
+            log.warning("getUpdates failed (%s); retrying in %.0f s", type(exc).__name__, backoff)
+        except Exception:  # noqa: BLE001 - storage or anything else: logged, never fatal
+            log.exception("polling step failed; the batch stays unconfirmed; retrying")
+        await asyncio.sleep(backoff)
+        backoff = min(backoff * 2, MAX_BACKOFF)
 
 
 async def run_bot(settings: Settings, stop: asyncio.Event) -> None:
@@ -423,9 +564,19 @@ async def run_bot(settings: Settings, stop: asyncio.Event) -> None:
             await recover_inbox(app, engine)
             log.info("bot started as @%s; polling", app.bot.username)
             poller = asyncio.create_task(poll_updates(app, engine, stop))
-            await stop.wait()
-            poller.cancel()
-            await asyncio.gather(poller, return_exceptions=True)
+            stopping = asyncio.create_task(stop.wait())
+            await asyncio.wait({poller, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            died = poller.done() and not poller.cancelled()
+            if died:
+                log.critical(
+                    "polling stopped (%s); exiting so that a supervisor restarts the bot",
+                    type(poller.exception()).__name__ if poller.exception() else "returned",
+                )
+            for task in (poller, stopping):
+                task.cancel()
+            await asyncio.gather(poller, stopping, return_exceptions=True)
             await app.stop()
     finally:
         await engine.close()
+    if died:
+        raise SystemExit(1)

@@ -121,13 +121,32 @@ class ChatTurn(SQLModel, table=True):
 
 
 class InboxUpdate(SQLModel, table=True):
-    """Every inbound Telegram update, stored before it is confirmed; drops duplicates."""
+    """Every inbound Telegram update, stored before it is confirmed; drops duplicates.
+
+    An update that could not be read or handled is set aside: `processed_at` is set (it is not
+    tried again), `failure` says why, and its payload is kept for an operator to look at.
+    """
 
     update_id: int = Field(primary_key=True)
     chat_id: int | None = Field(default=None, index=True)
-    payload_json: str
+    payload_json: str  # the update as Telegram sent it (ASCII JSON: any text can be stored)
     received_at: datetime = Field(default_factory=utcnow)
     processed_at: datetime | None = Field(default=None, index=True)
+    failure: str | None = None  # why it was set aside (unreadable, or the handler's error type)
+
+
+class ChatOffer(SQLModel, table=True):
+    """The buttons a chat was shown last, and whom to: the only presses that count.
+
+    A press is taken only from the person the buttons were shown to, and only while they are
+    the latest ones offered in the chat (the state that showed them); anything else, a forged
+    `cmd:forget` included, is refused.
+    """
+
+    chat_id: int = Field(primary_key=True)
+    user_id: int | None = None
+    choices_json: str = "[]"  # the callback data of every button offered
+    offered_at: datetime = Field(default_factory=utcnow)
 
 
 class ChatPreference(SQLModel, table=True):

@@ -24,6 +24,7 @@ from db.models import (
     CaseMissingField,
     CaseParty,
     CaseSummary,
+    ChatOffer,
     ChatPreference,
     ChatSession,
     ChatTurn,
@@ -83,20 +84,75 @@ async def set_lang(*, engine: AsyncEngine, chat_id: int, lang: str) -> None:
         await db.commit()
 
 
+# --- buttons offered ---------------------------------------------------------------------
+
+
+async def get_offer(*, engine: AsyncEngine, chat_id: int) -> tuple[int | None, list[str]] | None:
+    """(user id, callback data) of the buttons the chat was shown last, or None."""
+    async with AsyncSession(engine) as db:
+        offer = await db.get(ChatOffer, chat_id)
+        return (offer.user_id, json.loads(offer.choices_json)) if offer else None
+
+
+async def set_offer(
+    *, engine: AsyncEngine, chat_id: int, user_id: int | None, choices: list[str]
+) -> None:
+    """Remember the buttons just shown to `user_id` in the chat (none: no press counts)."""
+    async with _writing(engine) as db:
+        values = {"user_id": user_id, "choices_json": _dumps(choices), "offered_at": utcnow()}
+        stmt = insert(ChatOffer).values(chat_id=chat_id, **values)
+        await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_=values))
+        await db.commit()
+
+
 # --- inbox ---------------------------------------------------------------------------------
+
+
+async def inbox_add_batch(
+    *, engine: AsyncEngine, updates: list[tuple[int, int | None, dict[str, Any], str | None]]
+) -> set[int]:
+    """Store a getUpdates batch in one transaction before it is confirmed; return the new ids.
+
+    Each entry is (update_id, chat_id, payload, failure): an update that could not be read is
+    stored already set aside (processed, with the reason). Payloads are kept as ASCII JSON, so
+    any text Telegram sends (a lone surrogate included) can be stored and read back as it was.
+    """
+    if not updates:
+        return set()
+    async with _writing(engine) as db:
+        ids = [update_id for update_id, *_ in updates]
+        known = set(
+            (
+                await db.exec(
+                    select(InboxUpdate.update_id).where(col(InboxUpdate.update_id).in_(ids))
+                )
+            ).all()
+        )
+        now = utcnow()
+        new = {}
+        for update_id, chat_id, payload, failure in updates:
+            if update_id in known or update_id in new:
+                continue
+            new[update_id] = {
+                "update_id": update_id,
+                "chat_id": chat_id,
+                "payload_json": json.dumps(payload, ensure_ascii=True, sort_keys=True),
+                "received_at": now,
+                "processed_at": now if failure else None,
+                "failure": failure,
+            }
+        if new:
+            await db.exec(insert(InboxUpdate).values(list(new.values())))
+        await db.commit()
+    return set(new)
 
 
 async def inbox_add(
     *, engine: AsyncEngine, update_id: int, chat_id: int | None, payload: dict[str, Any]
 ) -> bool:
-    """Store an inbound update before it is confirmed; False when it was stored already."""
-    async with _writing(engine) as db:
-        stmt = insert(InboxUpdate).values(
-            update_id=update_id, chat_id=chat_id, payload_json=_dumps(payload), received_at=utcnow()
-        )
-        result = await db.exec(stmt.on_conflict_do_nothing(index_elements=["update_id"]))
-        await db.commit()
-        return result.rowcount == 1
+    """Store one inbound update before it is confirmed; False when it was stored already."""
+    stored = await inbox_add_batch(engine=engine, updates=[(update_id, chat_id, payload, None)])
+    return update_id in stored
 
 
 async def inbox_is_processed(*, engine: AsyncEngine, update_id: int) -> bool:
@@ -119,6 +175,28 @@ async def inbox_mark_processed(*, engine: AsyncEngine, update_id: int) -> None:
             row.payload_json = "{}"
             db.add(row)
             await db.commit()
+
+
+async def inbox_mark_failed(*, engine: AsyncEngine, update_id: int, reason: str) -> None:
+    """Set an update aside: not tried again, its payload kept with the reason, for an operator."""
+    async with _writing(engine) as db:
+        await db.exec(
+            update(InboxUpdate)
+            .where(col(InboxUpdate.update_id) == update_id)
+            .values(processed_at=utcnow(), failure=reason[:200])
+        )
+        await db.commit()
+
+
+async def inbox_failed(*, engine: AsyncEngine) -> list[InboxUpdate]:
+    """Updates set aside as failed, oldest first."""
+    async with AsyncSession(engine) as db:
+        rows = await db.exec(
+            select(InboxUpdate)
+            .where(col(InboxUpdate.failure).is_not(None))
+            .order_by(col(InboxUpdate.update_id))
+        )
+        return list(rows.all())
 
 
 async def inbox_pending(*, engine: AsyncEngine) -> list[InboxUpdate]:
@@ -205,6 +283,7 @@ async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
             await db.exec(delete(ChatSession).where(col(ChatSession.id).in_(ids)))
         await db.exec(delete(InboxUpdate).where(col(InboxUpdate.chat_id) == chat_id))
         await db.exec(delete(ChatPreference).where(col(ChatPreference.chat_id) == chat_id))
+        await db.exec(delete(ChatOffer).where(col(ChatOffer.chat_id) == chat_id))
         await db.commit()
     return ids
 

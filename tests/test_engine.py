@@ -149,6 +149,11 @@ async def test_start_during_an_intake_offers_continue_or_restart(engine: Engine,
     assert [c["data"] for c in offer.messages[0]["choices"]] == ["cmd:continue", "cmd:restart"]
     cont = await engine.handle(choice("cmd:continue"))
     assert cont.field == "repayment_date"
+    # The offer was answered: its other button no longer counts, and nothing is dropped.
+    late = await engine.handle(choice("cmd:restart"))
+    assert joined(late).startswith(knowledge.message("stale_button", "ko"))
+    assert late.field == "repayment_date" and (await facts_of(engine))["amount"] == 3_000_000
+    await engine.handle(command("start"))
     restart = await engine.handle(choice("cmd:restart"))
     assert restart.state == "INIT"
     assert knowledge.message("privacy_notice", "ko") in joined(restart)
@@ -562,6 +567,11 @@ async def test_forget_deletes_the_chat_records_and_checkpoints_after_a_confirmat
     with sqlite3.connect(checkpoints) as db:
         assert db.execute(count, (session,)).fetchone()[0] > 0
 
+    # The delete button counts only right after /forget showed it.
+    forged = await engine.handle(choice("cmd:forget"))
+    assert knowledge.message("forgotten", "ko") not in joined(forged)
+    assert (await facts_of(engine))["amount"] == 3_000_000
+    await engine.handle(command("forget"))
     done = await engine.handle(choice("cmd:forget"))
     assert knowledge.message("forgotten", "ko") in joined(done)
     async with AsyncSession(engine.records) as db:

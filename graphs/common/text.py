@@ -29,6 +29,19 @@ _MEANINGFUL_JAMO = frozenset({"ㅇㅇ", "ㅇㅋ", "ㄴㄴ", "ㅇㅇㅇ", "ㅇㅋ
 _LAUGHTER_SYLLABLES = frozenset("하핳호히헤흐크킄킥키캬푸풉")
 
 
+def valid_unicode(text: str) -> str:
+    """`text` with what UTF-8 cannot encode replaced: a lone surrogate becomes U+FFFD.
+
+    A surrogate pair left in two halves (as some clients escape emoji) is joined again first.
+    Everything past the edge (Kiwi, the databases, the console) can then take the text.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
 @cache
 def get_kiwi() -> Kiwi:
     """The process-wide Kiwi analyser, built on first use (loading its model takes ~2 s)."""

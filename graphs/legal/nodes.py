@@ -24,6 +24,11 @@ MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
 MAX_CANDIDATES = 3  # case types offered as buttons when unsure
 EVIDENCE_KIND_OF_FILE = {"photo": "photo", "document": "other"}
+# Why an answer did not fit its field, when the message carried another field's fact instead:
+# then it answered something else (counted as a miss, not shown as an invalid answer).
+ANSWERED_ELSEWHERE = frozenset(
+    {None, "amount_unparsed", "date_unparsed", "text", "yesno", "choice", "int", "duration"}
+)
 
 
 def waiting(
@@ -189,7 +194,7 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
     update: dict[str, Any] = {"answer": None, "invalid": None}
     if answer.get("kind") == "file":
         return {**update, **_record_file(state, answer["file"], key, facts, outbox, ctx)}
-    value, reason, said_unknown = None, None, False
+    value, reason, said_unknown, restated_note = None, None, False, None
     picked = list(state.get("picked", []))
     if answer.get("kind") == "choice":
         data = answer.get("data", "")
@@ -202,7 +207,8 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         ex = await ctx.brain.extract_facts(
             answer.get("text", ""), sub_type=sub_type, asked=key, now=ctx.now
         )
-        other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields}
+        other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
+        restated = {k: v for k, v in other.items() if k in facts and facts[k] == v}
         for field, old, new in _merge(facts, other, corrections):
             spec = kn.k2.field(sub_type, field)
             old_s, new_s = (
@@ -218,22 +224,12 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         value, reason, said_unknown = ex.answer, ex.invalid, ex.unknown
         if ex.correction and other and kn.k2.field(sub_type, key).kind == "text":
             value, reason = None, None  # a correction of another fact, not an answer to this one
-        if (
-            value is None
-            and other
-            and reason
-            in (
-                None,
-                "amount_unparsed",
-                "date_unparsed",
-                "text",
-                "yesno",
-                "choice",
-                "int",
-                "duration",
-            )
-        ):
-            reason = None  # the message answered something else: ask this field again, no failure
+        if value is None and not said_unknown and other and reason in ANSWERED_ELSEWHERE:
+            # The message told something else, not this: kept (or corrected) above; this field
+            # is asked again and the miss counts, so restating or correcting cannot loop.
+            reason = "elsewhere"
+            if restated == other:  # nothing new at all: say it is already written down
+                restated_note = _already_recorded(kn, sub_type, restated, lang)
     label = kn.k2.field(sub_type, key).label.get(lang)
     if value is not None and picked and isinstance(value, list):
         value = [*picked, *(v for v in value if v not in picked)]  # typed kinds join the picks
@@ -250,7 +246,9 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         if attempts[key] >= FAILURES_BEFORE_UNKNOWN:
             unknown.append(key)
             outbox.append(prompts.say(kn, lang, "recorded_unknown", field=label))
-        else:
+        elif restated_note is not None:
+            outbox.append(restated_note)
+        elif reason != "elsewhere":  # (a message about another fact was answered above)
             shown = answer.get("text", "")[:40] if reason == "date_future" else ""
             update["invalid"] = {"field": key, "reason": reason, "value": shown}
     return {
@@ -260,6 +258,16 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         "corrections": corrections,
         "outbox": outbox,
     }
+
+
+def _already_recorded(kn: Knowledge, sub_type: str, facts: dict[str, Any], lang: str) -> Message:
+    """'Already written down: deposit 120,000,000원' for facts a message only restated."""
+    listed = ", ".join(
+        f"{kn.k2.field(sub_type, k).label.get(lang)} "
+        f"{prompts.format_value(kn, kn.k2.field(sub_type, k), v, lang)}"
+        for k, v in facts.items()
+    )
+    return prompts.say(kn, lang, "already_recorded", facts=listed)
 
 
 def _choice_value(kn, sub_type: str, key: str, data: str) -> tuple[Any, str | None, bool]:
