@@ -48,6 +48,7 @@ def chat_tag(chat_id: int) -> str:
 MAX_INPUT_CHARS = 4000  # longer messages are cut, and the person is told
 RECORD_RETRIES = (0.05, 0.2, 0.5)  # back-off between attempts to write the records
 EXPORT_FORMATS = ("json", "csv", "md")
+CONTROL_PREFIXES = ("cmd:", "lang:")  # buttons that steer the conversation, not answers
 
 InboundKind = Literal["text", "choice", "command", "file", "unsupported", "edited", "start"]
 
@@ -103,6 +104,9 @@ class Reply:
     state: str | None = None
     documents: list[Document] = dc_field(default_factory=list)
     lang: str = "ko"
+    # The intake stays where it was and its question is not shown again (/summary, /forget's
+    # confirmation, ...): the buttons of that question keep counting beside any new ones.
+    keeps_question: bool = False
 
     def add(self, text: str, choices: list[dict[str, str]] | None = None) -> None:
         """Append a message."""
@@ -190,22 +194,16 @@ class Engine:
         async with self._locks[inbound.chat_id]:
             lang = await self._lang(inbound)
             reply = Reply(lang=lang)
-            if inbound.kind == "choice" and not await self._was_offered(inbound):
-                await self._refuse_press(inbound, reply)
+            refusal = await self._press_refusal(inbound) if inbound.kind == "choice" else None
+            if refusal is not None:
+                await self._refuse_press(inbound, refusal, reply)
             elif inbound.kind == "command":
                 await self._command(inbound, reply)
-            elif inbound.kind == "choice" and inbound.data.startswith(("cmd:", "lang:")):
+            elif inbound.kind == "choice" and inbound.data.startswith(CONTROL_PREFIXES):
                 await self._control_button(inbound, reply)
             else:
                 await self._turn(inbound, reply)
-            # These buttons, to this person, are now the only presses that count in the chat.
-            offered = [c["data"] for m in reply.messages for c in m.get("choices") or []]
-            await repo.set_offer(
-                engine=self.records,
-                chat_id=inbound.chat_id,
-                user_id=inbound.user_id,
-                choices=offered,
-            )
+            await self._offer(inbound, reply)
             log.info(
                 "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
                 chat_tag(inbound.chat_id),
@@ -219,23 +217,36 @@ class Engine:
 
     # --- buttons ------------------------------------------------------------------------------
 
-    async def _was_offered(self, inbound: Inbound) -> bool:
-        """Whether the press is of a button the chat was shown last, by the person shown it."""
+    async def _offer(self, inbound: Inbound, reply: Reply) -> None:
+        """Remember the reply's buttons as the only presses that count, for this person only."""
+        offered = [c["data"] for m in reply.messages for c in m.get("choices") or []]
+        if reply.keeps_question:
+            previous = await repo.get_offer(engine=self.records, chat_id=inbound.chat_id)
+            if previous is not None and previous[0] == inbound.user_id:
+                kept = [d for d in previous[1] if not d.startswith(CONTROL_PREFIXES)]
+                offered += [d for d in kept if d not in offered]
+        await repo.set_offer(
+            engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id, choices=offered
+        )
+
+    async def _press_refusal(self, inbound: Inbound) -> str | None:
+        """None for a press of a button the chat was shown last, by the person shown it; else
+        the K0 key that says why it does not count."""
         offer = await repo.get_offer(engine=self.records, chat_id=inbound.chat_id)
         if offer is None or inbound.data not in offer[1]:
-            return False
+            # An answer button of an earlier question, or anything never (or no longer) shown.
+            return "already_answered" if inbound.data.startswith("a:") else "stale_button"
         if offer[0] != inbound.user_id:
             log.warning(
                 "chat=%s button pressed by someone it was not shown to; refused",
                 chat_tag(inbound.chat_id),
             )
-            return False
-        return True
+            return "stale_button"
+        return None
 
-    async def _refuse_press(self, inbound: Inbound, reply: Reply) -> None:
-        """A press of a button not (or no longer) offered: say so, and show where things stand."""
-        stale = "already_answered" if inbound.data.startswith("a:") else "stale_button"
-        reply.add(self.knowledge.message(stale, reply.lang))
+    async def _refuse_press(self, inbound: Inbound, refusal: str, reply: Reply) -> None:
+        """A press that does not count: say why, and show where things stand."""
+        reply.add(self.knowledge.message(refusal, reply.lang))
         session, values, where = await self._current(inbound.chat_id)
         if session is not None:
             self._prompt(values, *where, reply)
@@ -541,7 +552,7 @@ class Engine:
                         {"label": kn.message("btn_restart", lang), "data": "cmd:restart"},
                     ],
                 )
-                reply.state = where[0]
+                reply.state, reply.keeps_question = where[0], True
             else:
                 await self._start_new(inbound, reply)
         elif name == "new":
@@ -555,6 +566,7 @@ class Engine:
                 log.info("chat=%s session=%s cancelled", chat_tag(chat_id), session.id)
             reply.add(kn.message("cancelled", lang))
         elif name == "forget":
+            reply.keeps_question = True
             reply.add(
                 kn.message("forget_confirm", lang),
                 [
@@ -573,12 +585,14 @@ class Engine:
             )
             self._prompt(values, *where, reply)
         elif name == "summary":
+            reply.keeps_question = True
             await self._summary(chat_id, reply)
         elif name == "lang":
             choice = inbound.args[0].lower() if inbound.args else ""
             if choice in ("ko", "en"):
                 await self._set_lang(chat_id, choice, reply, values, where)
             else:
+                reply.keeps_question = True
                 reply.add(
                     kn.message("lang_choose", lang),
                     [

@@ -1,0 +1,371 @@
+"""Hardening of the engine against what attackers and clumsy users send (issue #6).
+
+Broken Unicode, replays, forged or foreign button presses, an intake held in place by answers
+that say something else, a crash between the graph and the records, and deletion that must reach
+the disk while the process runs. Real SQLite files, the real graph, the rules brain.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import timedelta
+from pathlib import Path
+
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.engine import Engine, Inbound
+from db import repo
+from db.engine import create_records_engine, records_path
+from db.models import ChatSession, ChatTurn, InboxUpdate
+from tests.support import NOW
+
+CHAT = 42
+USER = 5
+ADMIN = 777  # in the settings fixture's ADMIN_IDS
+LOAN = "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"
+JEONSE = "전세 보증금 1억 2000만원을 집주인이 안 돌려줘요"
+
+
+def text(
+    value: str, *, input_id: str | None = None, minutes: int = 0, user: int = USER, chat: int = CHAT
+) -> Inbound:
+    at = NOW + timedelta(minutes=minutes)
+    return Inbound(chat_id=chat, kind="text", text=value, input_id=input_id, user_id=user, at=at)
+
+
+def choice(data: str, *, user: int = USER, chat: int = CHAT) -> Inbound:
+    return Inbound(chat_id=chat, kind="choice", data=data, user_id=user, at=NOW)
+
+
+def command(name: str, *args: str, user: int = USER, chat: int = CHAT) -> Inbound:
+    return Inbound(chat_id=chat, kind="command", command=name, args=args, user_id=user, at=NOW)
+
+
+def joined(reply) -> str:
+    return "\n".join(m["text"] for m in reply.messages)
+
+
+def offered(reply) -> list[str]:
+    return [c["data"] for m in reply.messages for c in m["choices"]]
+
+
+async def session_of(engine: Engine, chat: int = CHAT) -> ChatSession:
+    async with AsyncSession(engine.records) as db:
+        query = select(ChatSession).where(ChatSession.chat_id == chat)
+        return (await db.exec(query.order_by(ChatSession.started_at.desc()))).first()
+
+
+async def facts_of(engine: Engine, chat: int = CHAT) -> dict:
+    record = await repo.case_record(engine=engine.records, session=await session_of(engine, chat))
+    return record["facts"]
+
+
+async def turns_of(engine: Engine) -> list[ChatTurn]:
+    async with AsyncSession(engine.records) as db:
+        return list((await db.exec(select(ChatTurn).order_by(ChatTurn.id))).all())
+
+
+async def graph_values(engine: Engine) -> dict:
+    session = await session_of(engine)
+    state = await engine.graph.aget_state({"configurable": {"thread_id": session.id}})
+    return state.values
+
+
+# --- broken Unicode ------------------------------------------------------------------------
+
+
+async def test_lone_surrogates_in_the_first_a_middle_and_the_last_message(engine: Engine) -> None:
+    first = await engine.handle(text("\udc00" + LOAN))  # crashed Kiwi before
+    assert first.field == "repayment_date"
+    assert (await facts_of(engine))["amount"] == 3_000_000
+
+    middle = await engine.handle(text("올해 6월\ud800", minutes=1))
+    assert middle.field == "evidence"
+    turns = await turns_of(engine)
+    assert len(turns) == 2  # the turn's history row was written, not lost to four failures
+    assert turns[1].user_text == "올해 6월\ufffd"
+
+    last = await engine.handle(text("없어요 \udfff", minutes=2))
+    assert last.state == "COMPLETED"
+    for message in last.messages:
+        message["text"].encode("utf-8")  # what the channel prints or sends is valid
+    session = await session_of(engine)
+    assert session.status == "completed"
+    assert await repo.get_summary(engine=engine.records, session_id=session.id) is not None
+
+
+async def test_a_split_emoji_is_joined_and_a_surrogate_in_button_data_is_harmless(
+    engine: Engine, knowledge
+) -> None:
+    reply = await engine.handle(text("\ud83d\ude00 " + LOAN))
+    assert reply.field == "repayment_date"
+    assert "😀" in (await turns_of(engine))[0].user_text
+    pressed = await engine.handle(choice("a:evidence:\udc00"))
+    assert joined(pressed).startswith(knowledge.message("already_answered", "ko"))
+    assert pressed.field == "repayment_date"
+
+
+# --- replays ---------------------------------------------------------------------------------
+
+
+async def test_a_replayed_input_changes_nothing(engine: Engine) -> None:
+    await engine.handle(text(LOAN, input_id="99"))
+    await engine.handle(text("올해 6월", input_id="100", minutes=1))
+    facts, values, turns = (
+        await facts_of(engine),
+        await graph_values(engine),
+        await turns_of(engine),
+    )
+
+    replay = await engine.handle(text("올해 6월", input_id="100", minutes=2))
+
+    assert replay.field == "evidence"  # where the intake stands, asked again
+    assert await facts_of(engine) == facts  # incident date still 2025-03, not 2026-06
+    assert facts["incident_date"] == "2025-03"
+    assert await graph_values(engine) == values
+    assert len(await turns_of(engine)) == len(turns)
+
+
+# --- buttons ---------------------------------------------------------------------------------
+
+
+async def test_buttons_count_only_for_the_person_shown_and_while_offered(
+    engine: Engine, knowledge
+) -> None:
+    asked = await engine.handle(text(LOAN))
+    await engine.handle(text("올해 6월", minutes=1))
+    facts = await facts_of(engine)
+
+    # A forged delete button (never shown) deletes nothing.
+    forged = await engine.handle(choice("cmd:forget"))
+    assert knowledge.message("forgotten", "ko") not in joined(forged)
+    assert joined(forged).startswith(knowledge.message("stale_button", "ko"))
+    # A button shown to this person, pressed by another, is refused.
+    foreign = await engine.handle(choice("a:evidence:yes", user=6))
+    assert joined(foreign).startswith(knowledge.message("stale_button", "ko"))
+    # A button of an earlier question (shown before, no longer offered) changes nothing.
+    assert "a:repayment_date:unknown" in offered(asked)
+    old = await engine.handle(choice("a:repayment_date:unknown"))
+    assert joined(old).startswith(knowledge.message("already_answered", "ko"))
+    assert await facts_of(engine) == facts
+
+    # The person it was shown to still can, once.
+    yes = await engine.handle(choice("a:evidence:yes"))
+    assert yes.field == "evidence_type" and (await facts_of(engine))["evidence"] is True
+    again = await engine.handle(choice("a:evidence:yes"))
+    assert joined(again).startswith(knowledge.message("already_answered", "ko"))
+
+
+async def test_forget_button_works_only_right_after_forget_and_only_for_its_person(
+    engine: Engine, knowledge
+) -> None:
+    await engine.handle(text(LOAN))
+    confirm = await engine.handle(command("forget"))
+    assert offered(confirm) == ["cmd:forget", "cmd:keep"]
+    other = await engine.handle(choice("cmd:forget", user=6))
+    assert knowledge.message("forgotten", "ko") not in joined(other)
+    # Anything else in between withdraws the offer.
+    await engine.handle(command("status"))
+    late = await engine.handle(choice("cmd:forget"))
+    assert knowledge.message("forgotten", "ko") not in joined(late)
+    assert (await facts_of(engine))["amount"] == 3_000_000
+    await engine.handle(command("forget"))
+    done = await engine.handle(choice("cmd:forget"))
+    assert knowledge.message("forgotten", "ko") in joined(done)
+    assert await session_of(engine) is None
+
+
+# --- an intake held in place -----------------------------------------------------------------
+
+
+async def start_jeonse(engine: Engine, knowledge):
+    await engine.handle(text(JEONSE))
+    reply = await engine.handle(text("작년 5월에 계약 끝났어요", minutes=1))
+    assert reply.field == "still_occupying"
+    return reply
+
+
+async def test_restating_a_recorded_fact_is_said_so_and_cannot_hold_the_intake(
+    engine: Engine, knowledge
+) -> None:
+    await start_jeonse(engine, knowledge)
+    label = knowledge.k2.field("LEASE_DEPOSIT", "deposit").label.ko
+    note = knowledge.message("already_recorded", "ko", facts=f"{label} 120,000,000원")
+    replies = [await engine.handle(text("1억 2000만원", minutes=2 + n)) for n in range(3)]
+
+    assert [r.field for r in replies[:2]] == ["still_occupying", "still_occupying"]
+    assert all(note in joined(r) for r in replies[:2])  # each says why it asks again
+    still = knowledge.k2.field("LEASE_DEPOSIT", "still_occupying").label.ko
+    assert knowledge.message("recorded_unknown", "ko", field=still) in joined(replies[2])
+    assert replies[2].field not in (None, "still_occupying")  # the intake moved on
+    values = await graph_values(engine)
+    assert "still_occupying" in values["unknown"] and values["facts"]["deposit"] == 120_000_000
+
+
+async def test_a_correction_every_time_cannot_hold_the_intake(engine: Engine, knowledge) -> None:
+    await start_jeonse(engine, knowledge)
+    fields = []
+    for n, amount in enumerate(["1억", "1억 2000만원", "1억"]):
+        reply = await engine.handle(text(f"아 보증금은 {amount}이에요", minutes=2 + n))
+        fields.append(reply.field)
+    assert fields[:2] == ["still_occupying", "still_occupying"]
+    assert fields[2] != "still_occupying"
+    values = await graph_values(engine)
+    assert values["facts"]["deposit"] == 100_000_000  # the latest statement is kept
+    assert [c["new"] for c in values["corrections"]] == [100_000_000, 120_000_000, 100_000_000]
+
+
+async def test_old_buttons_and_commands_explain_and_change_nothing(
+    engine: Engine, knowledge
+) -> None:
+    first = await engine.handle(text(JEONSE))
+    old = next(d for d in offered(first) if d.startswith("a:lease_end_date:"))
+    now = await engine.handle(text("작년 5월에 계약 끝났어요", minutes=1))
+    assert now.field == "still_occupying"
+    facts = await facts_of(engine)
+    for _ in range(5):  # the old question's button, pressed again and again
+        reply = await engine.handle(choice(old))
+        assert joined(reply).startswith(knowledge.message("already_answered", "ko"))
+        assert reply.field == "still_occupying"  # and the question now open comes with it
+    for name in ("status", "help", "summary", "lang"):
+        reply = await engine.handle(command(name))
+        assert reply.messages and joined(reply)
+    values = await graph_values(engine)
+    assert await facts_of(engine) == facts and not values.get("attempts")
+    moved = await engine.handle(choice("a:still_occupying:yes"))
+    assert moved.field not in (None, "still_occupying")
+
+
+# --- killed between the graph and the records ------------------------------------------------
+
+
+async def finish_with_records_failing(engine: Engine, monkeypatch) -> ChatSession:
+    """Complete a loan intake whose last records write fails, as a kill at that point leaves it."""
+    await engine.handle(text(LOAN))
+    await engine.handle(text("올해 6월", minutes=1))
+    real = repo.sync_case
+
+    async def broken(**kwargs):
+        raise RuntimeError("disk I/O error")
+
+    monkeypatch.setattr(repo, "sync_case", broken)
+    done = await engine.handle(choice("a:evidence:no"))
+    assert done.state == "COMPLETED"
+    monkeypatch.setattr(repo, "sync_case", real)
+    session = await session_of(engine)
+    assert session.status == "open"  # the records did not follow
+    return session
+
+
+async def test_a_finished_intake_is_repaired_on_any_read_of_its_chat(
+    engine: Engine, knowledge, monkeypatch
+) -> None:
+    session = await finish_with_records_failing(engine, monkeypatch)
+    summary = await engine.handle(command("summary"))
+    assert knowledge.message("no_summary_yet", "ko") not in joined(summary)
+    assert "3,000,000" in joined(summary)
+    assert (await session_of(engine)).status == "completed"
+    assert (await repo.get_summary(engine=engine.records, session_id=session.id)) is not None
+
+
+async def test_a_finished_intake_is_repaired_before_staff_read_it(
+    engine: Engine, monkeypatch
+) -> None:
+    session = await finish_with_records_failing(engine, monkeypatch)
+    listing = await engine.handle(command("sessions", user=ADMIN, chat=ADMIN))
+    assert session.id not in joined(listing) and "LOAN" not in joined(listing)
+    exported = await engine.handle(command("export", "json", user=ADMIN, chat=ADMIN))
+    [row] = json.loads(exported.documents[0].content)
+    assert row["status"] == "completed" and row["summary_text"]
+
+
+async def test_a_finished_intake_is_repaired_at_start_up(
+    engine: Engine, settings, knowledge, brain, kb, monkeypatch
+) -> None:
+    session = await finish_with_records_failing(engine, monkeypatch)
+    await engine.close()
+    reopened = await Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb)
+    try:
+        with sqlite3.connect(records_path(settings.intake_data_dir)) as db:
+            status = db.execute("select status from chatsession where id = ?", (session.id,))
+            assert status.fetchone() == ("completed",)
+            summaries = db.execute("select count(*) from casesummary").fetchone()
+            assert summaries == (1,)
+    finally:
+        await reopened.close()
+
+
+# --- deletion reaches the disk ---------------------------------------------------------------
+
+
+def files_holding(folder: Path, needles: list[bytes]) -> dict[str, list[str]]:
+    """Every file under `folder` (the WAL and its index included) that holds one of `needles`."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        hits = [n.decode() for n in needles if n in data]
+        if hits:
+            found[str(path.relative_to(folder))] = hits
+    return found
+
+
+async def test_forget_leaves_nothing_of_the_chat_in_any_file_while_running(
+    engine: Engine, settings
+) -> None:
+    name, phone = "김철수", "010-9876-5432"
+    await engine.handle(text(f"작년 3월에 친구 {name}한테 300만원 빌려줬는데 안 갚아요. {phone}"))
+    await engine.handle(text("올해 6월 말까지 갚기로 했어요", minutes=1))
+    await engine.handle(text("다른 채팅이에요: 전세 보증금 2억을 못 받았어요", user=8, chat=8))
+    needles = [name.encode(), phone.encode(), "올해 6월 말까지".encode()]
+    assert files_holding(settings.intake_data_dir, needles)  # the words are on disk now
+
+    await engine.handle(command("forget"))
+    await engine.handle(choice("cmd:forget"))
+
+    # The engine is still open: its connections, WAL files and all.
+    assert files_holding(settings.intake_data_dir, needles) == {}
+    assert files_holding(settings.intake_data_dir, ["전세 보증금 2억".encode()])  # others kept
+
+
+# --- the inbox ---------------------------------------------------------------------------------
+
+
+async def test_an_inbox_made_by_the_previous_version_gains_the_failure_column(
+    tmp_path: Path,
+) -> None:
+    path = records_path(tmp_path)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE inboxupdate (update_id INTEGER PRIMARY KEY, chat_id INTEGER, "
+            "payload_json VARCHAR NOT NULL, received_at DATETIME NOT NULL, processed_at DATETIME)"
+        )
+        db.execute(
+            "INSERT INTO inboxupdate VALUES (7, 1, '{\"update_id\": 7}', '2026-11-01', NULL)"
+        )
+    records = await create_records_engine(tmp_path)
+    try:
+        assert [r.update_id for r in await repo.inbox_pending(engine=records)] == [7]
+        await repo.inbox_mark_failed(engine=records, update_id=7, reason="unreadable: KeyError")
+        async with AsyncSession(records) as db:
+            row = await db.get(InboxUpdate, 7)
+        assert row.failure == "unreadable: KeyError" and row.processed_at is not None
+        assert await repo.inbox_pending(engine=records) == []
+    finally:
+        await records.dispose()
+
+
+async def test_an_update_with_a_lone_surrogate_is_stored_and_read_back_as_sent(
+    engine: Engine,
+) -> None:
+    payload = {"update_id": 5, "message": {"text": "\udc00 전세", "chat": {"id": 1}}}
+    stored = await repo.inbox_add_batch(
+        engine=engine.records,
+        updates=[(5, 1, payload, None), (6, None, {"update_id": 6}, "unreadable: KeyError")],
+    )
+    assert stored == {5, 6}
+    [pending] = await repo.inbox_pending(engine=engine.records)
+    assert json.loads(pending.payload_json) == payload
+    [failed] = await repo.inbox_failed(engine=engine.records)
+    assert (failed.update_id, failed.failure) == (6, "unreadable: KeyError")
