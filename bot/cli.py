@@ -239,7 +239,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "chat":
         asyncio.run(_chat(settings, args))
     elif args.cmd == "run":
-        asyncio.run(_run(settings))
+        from bot.telegram_app import PollingStopped
+
+        try:
+            asyncio.run(_run(settings))
+        except PollingStopped:  # logged; a non-zero exit lets a supervisor restart the bot
+            return 1
     else:
         asyncio.run(_export(settings, args))
     return 0

@@ -107,6 +107,7 @@ class Reply:
     # The intake stays where it was and its question is not shown again (/summary, /forget's
     # confirmation, ...): the buttons of that question keep counting beside any new ones.
     keeps_question: bool = False
+    refused: bool = False  # a button press that did not count
 
     def add(self, text: str, choices: list[dict[str, str]] | None = None) -> None:
         """Append a message."""
@@ -246,6 +247,7 @@ class Engine:
 
     async def _refuse_press(self, inbound: Inbound, refusal: str, reply: Reply) -> None:
         """A press that does not count: say why, and show where things stand."""
+        reply.refused = True
         reply.add(self.knowledge.message(refusal, reply.lang))
         session, values, where = await self._current(inbound.chat_id)
         if session is not None:
@@ -284,8 +286,12 @@ class Engine:
             and snapshot.values.get("last_input_id") == inbound.input_id
         ):
             # A replay of an input the graph already consumed (a crash came before it was
-            # marked processed): answer with where the intake stands, do not feed it again.
+            # marked processed): answer with where the intake stands, do not feed it again, and
+            # write the records in case the crash came before them (the history row of an
+            # input is written once).
             self._prompt(snapshot.values, node, asked, reply)
+            turn = self._history_row(snapshot.values.get("asking"), inbound, reply)
+            await self._write_records(session.id, snapshot.values, node, turn)
             return
         if node == "COMPLETED":
             # Finished while the records did not follow (see repair_finished); never feed a
@@ -432,6 +438,7 @@ class Engine:
         )
         return {
             "field": asked,
+            "input_id": inbound.input_id,
             "user_text": user_text[:MAX_INPUT_CHARS],
             "bot_text": "\n\n".join(m["text"] for m in reply.messages),
         }

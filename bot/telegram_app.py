@@ -29,7 +29,13 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatAction, ChatType, MessageLimit
-from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
+from telegram.error import (
+    BadRequest,
+    EndPointNotFound,
+    InvalidToken,
+    NetworkError,
+    TelegramError,
+)
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -368,8 +374,33 @@ async def on_added_to_group(update: Update, context: ContextTypes.DEFAULT_TYPE) 
         await _tell_group(context.bot, change.chat.id, lang, _engine(context))
 
 
+async def settle_pressed(query: CallbackQuery, *, counted: bool) -> None:
+    """Mark the pressed choice on its message ("✔ label"), or only take its buttons away when
+    the press did not count (the reply shows the question that is open now)."""
+    if not getattr(query.message, "reply_markup", None):
+        return
+    label = next(
+        (
+            b.text
+            for row in query.message.reply_markup.inline_keyboard
+            for b in row
+            if b.callback_data == query.data
+        ),
+        None,
+    )
+    try:
+        text = getattr(query.message, "text", None)
+        marked = f"{text}\n\n✔ {label}" if counted and label and text else ""
+        if marked and utf16_len(marked) <= TELEGRAM_TEXT_LIMIT:
+            await query.edit_message_text(marked)
+        else:  # not counted, no text to mark, or a question so long the mark would not fit
+            await query.edit_message_reply_markup(reply_markup=None)
+    except BadRequest as exc:  # e.g. "message is not modified" on a second press
+        log.debug("could not mark the pressed button: %s", exc)
+
+
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """A pressed inline button: answer the query, mark the choice on its message, handle it."""
+    """A pressed inline button: answer the query, handle it, mark it on its message."""
     query = update.callback_query
     refusal = button_refusal(query)
     if refusal is not None:
@@ -378,26 +409,8 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         await query.answer(text, show_alert=True)
         return
     await query.answer()
-    if getattr(query.message, "reply_markup", None):
-        label = next(
-            (
-                b.text
-                for row in query.message.reply_markup.inline_keyboard
-                for b in row
-                if b.callback_data == query.data
-            ),
-            None,
-        )
-        try:
-            text = getattr(query.message, "text", None)
-            marked = f"{text}\n\n✔ {label}" if label and text else ""
-            if marked and utf16_len(marked) <= TELEGRAM_TEXT_LIMIT:
-                await query.edit_message_text(marked)
-            else:  # no text to mark, or a question so long the mark would not fit
-                await query.edit_message_reply_markup(reply_markup=None)
-        except BadRequest as exc:  # e.g. "message is not modified" on a second press
-            log.debug("could not mark the pressed button: %s", exc)
-    await _run(update, context, _inbound(update, kind="choice", data=query.data or ""))
+    reply = await _run(update, context, _inbound(update, kind="choice", data=query.data or ""))
+    await settle_pressed(query, counted=not reply.refused)
 
 
 async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -540,8 +553,8 @@ async def poll_updates(
             offset = await store_batch(app, engine, raw_updates) or offset
             backoff = 1.0
             continue
-        except InvalidToken:
-            raise
+        except (InvalidToken, EndPointNotFound):  # the token was rejected (do_api_request's
+            raise  # word for a 401/404 once the bot is initialised): nothing to retry
         except NetworkError as exc:  # TimedOut included
             log.warning("getUpdates failed (%s); retrying in %.0f s", type(exc).__name__, backoff)
         except Exception:  # noqa: BLE001 - storage or anything else: logged, never fatal
@@ -550,8 +563,12 @@ async def poll_updates(
         backoff = min(backoff * 2, MAX_BACKOFF)
 
 
+class PollingStopped(RuntimeError):
+    """Polling ended by itself (the token was rejected): the process must exit and be restarted."""
+
+
 async def run_bot(settings: Settings, stop: asyncio.Event) -> None:
-    """Run the bot until `stop` is set."""
+    """Run the bot until `stop` is set; raise PollingStopped should polling end by itself."""
     if not settings.telegram_bot_token:
         raise SystemExit("TELEGRAM_BOT_TOKEN is not set (see README: Configuration)")
     engine = await Engine.open(settings)
@@ -567,10 +584,11 @@ async def run_bot(settings: Settings, stop: asyncio.Event) -> None:
             stopping = asyncio.create_task(stop.wait())
             await asyncio.wait({poller, stopping}, return_when=asyncio.FIRST_COMPLETED)
             died = poller.done() and not poller.cancelled()
+            cause = poller.exception() if died else None
             if died:
                 log.critical(
                     "polling stopped (%s); exiting so that a supervisor restarts the bot",
-                    type(poller.exception()).__name__ if poller.exception() else "returned",
+                    type(cause).__name__ if cause else "returned",
                 )
             for task in (poller, stopping):
                 task.cancel()
@@ -579,4 +597,4 @@ async def run_bot(settings: Settings, stop: asyncio.Event) -> None:
     finally:
         await engine.close()
     if died:
-        raise SystemExit(1)
+        raise PollingStopped("polling stopped") from cause

@@ -23,7 +23,10 @@ log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 5000
 # Columns added after a table was first created (create_all makes missing tables, never
 # missing columns): table -> [(column, SQL type)].
-ADDED_COLUMNS = {"inboxupdate": [("failure", "VARCHAR")]}
+ADDED_COLUMNS = {
+    "inboxupdate": [("failure", "VARCHAR")],
+    "chatturn": [("input_id", "VARCHAR")],
+}
 WAL_TRUNCATE_TRIES = (0.05, 0.1, 0.2, 0.5)  # pauses while a reader keeps the log busy
 
 

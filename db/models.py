@@ -115,6 +115,7 @@ class ChatTurn(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     session_id: str = Field(foreign_key="chatsession.id", index=True)
     field: str | None = None  # the fact that was being asked when the person answered
+    input_id: str | None = Field(default=None, index=True)  # the update it answers: one row each
     user_text: str = ""
     bot_text: str = ""
     at: datetime = Field(default_factory=utcnow)

@@ -314,7 +314,8 @@ async def sync_case(
     Idempotent: the same snapshot written twice leaves the same rows. The snapshot is plain
     JSON data: state, status, completion_rate, case_type, sub_type, confidence, description,
     emotions, facts, unknown, missing, counterparty, evidence_files, summary. `turn`, when
-    given, is appended to the conversation history ({"field", "user_text", "bot_text"}).
+    given, is appended to the conversation history ({"field", "user_text", "bot_text"}, and
+    "input_id": a turn of an input already in the history is not written twice).
     """
     now = utcnow()
     async with _writing(engine) as db:
@@ -440,7 +441,16 @@ async def sync_case(
             stmt = insert(CaseSummary).values(session_id=session_id, created_at=now, **values)
             await db.exec(stmt.on_conflict_do_update(index_elements=["session_id"], set_=values))
 
-        if turn is not None:
+        if turn is not None and not (
+            turn.get("input_id")
+            and (
+                await db.exec(
+                    select(ChatTurn.id).where(
+                        ChatTurn.session_id == session_id, ChatTurn.input_id == turn["input_id"]
+                    )
+                )
+            ).first()
+        ):
             await db.exec(insert(ChatTurn).values(session_id=session_id, at=now, **turn))
         await db.commit()
 

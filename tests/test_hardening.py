@@ -128,6 +128,28 @@ async def test_a_replayed_input_changes_nothing(engine: Engine) -> None:
     assert len(await turns_of(engine)) == len(turns)
 
 
+async def test_a_replay_after_a_crash_before_the_records_writes_them_once(
+    engine: Engine, monkeypatch
+) -> None:
+    await engine.handle(text(LOAN, input_id="99"))
+    real = repo.sync_case
+
+    async def broken(**kwargs):
+        raise RuntimeError("killed before the records write")
+
+    monkeypatch.setattr(repo, "sync_case", broken)
+    await engine.handle(text("올해 6월", input_id="100", minutes=1))  # the graph took it
+    monkeypatch.setattr(repo, "sync_case", real)
+    assert "repayment_date" not in await facts_of(engine)
+
+    for minutes in (2, 3):  # recovered from the inbox, then delivered once more
+        replay = await engine.handle(text("올해 6월", input_id="100", minutes=minutes))
+        assert replay.field == "evidence"
+    assert (await facts_of(engine))["repayment_date"] == "2026-06"
+    rows = [(t.input_id, t.field, t.user_text) for t in await turns_of(engine)]
+    assert rows == [("99", None, LOAN), ("100", "repayment_date", "올해 6월")]
+
+
 # --- buttons ---------------------------------------------------------------------------------
 
 
@@ -332,7 +354,7 @@ async def test_forget_leaves_nothing_of_the_chat_in_any_file_while_running(
 # --- the inbox ---------------------------------------------------------------------------------
 
 
-async def test_an_inbox_made_by_the_previous_version_gains_the_failure_column(
+async def test_a_database_made_by_the_previous_version_gains_the_new_columns(
     tmp_path: Path,
 ) -> None:
     path = records_path(tmp_path)
@@ -344,6 +366,11 @@ async def test_an_inbox_made_by_the_previous_version_gains_the_failure_column(
         db.execute(
             "INSERT INTO inboxupdate VALUES (7, 1, '{\"update_id\": 7}', '2026-11-01', NULL)"
         )
+        db.execute(
+            "CREATE TABLE chatturn (id INTEGER PRIMARY KEY, session_id VARCHAR NOT NULL, "
+            "field VARCHAR, user_text VARCHAR NOT NULL, bot_text VARCHAR NOT NULL, "
+            "at DATETIME NOT NULL)"
+        )
     records = await create_records_engine(tmp_path)
     try:
         assert [r.update_id for r in await repo.inbox_pending(engine=records)] == [7]
@@ -352,6 +379,9 @@ async def test_an_inbox_made_by_the_previous_version_gains_the_failure_column(
             row = await db.get(InboxUpdate, 7)
         assert row.failure == "unreadable: KeyError" and row.processed_at is not None
         assert await repo.inbox_pending(engine=records) == []
+        with sqlite3.connect(path) as db:
+            columns = {row[1] for row in db.execute("PRAGMA table_info(chatturn)")}
+        assert "input_id" in columns
     finally:
         await records.dispose()
 

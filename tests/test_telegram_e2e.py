@@ -328,3 +328,163 @@ async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(
     assert json.loads(facts["employment_start"]) == "2023-01"
     assert json.loads(facts["employment_end"]) == "2026-09"
     assert "박민수" in json.loads(facts["counterparty"])
+
+
+# --- hardening (issue #6): no update stops the bot, buttons, groups -------------------------
+
+
+def inbox_rows(data_dir: Path) -> dict[int, tuple]:
+    if not (data_dir / "records.db").exists():  # the bot is still starting
+        return {}
+    with sqlite3.connect(data_dir / "records.db") as conn:
+        try:
+            rows = conn.execute("select update_id, processed_at, failure from inboxupdate")
+        except sqlite3.OperationalError:  # the tables are being created
+            return {}
+        return {r[0]: r[1:] for r in rows.fetchall()}
+
+
+async def wait_processed(fake: FakeBotApi, data_dir: Path, update_id: int) -> tuple:
+    """Wait until the bot has finished with an update (its inbox row marked); return the row."""
+    await fake.wait_for(
+        lambda: (inbox_rows(data_dir).get(update_id) or (None,))[0] is not None,
+        60,
+        what=f"update {update_id} processed",
+    )
+    return inbox_rows(data_dir)[update_id]
+
+
+@pytest.mark.slow
+async def test_broken_and_unreadable_updates_never_stop_polling(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
+    data = tmp_path / "data"
+    bot = Bot(fake, data)
+    await bot.start()
+    # A lone surrogate (escaped in the JSON, as the Bot API sends it) stopped polling for good.
+    broken = fake.push_text(CHAT, "\udc00 작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    # An update python-telegram-bot cannot read at all: set aside, the batch goes on.
+    unreadable = fake.push_update(
+        {"message": {"message_id": 1, "date": 1_790_000_000, "chat": "oops", "text": "hi"}}
+    )
+    other = CHAT + 10
+    fake.push_text(other, "안녕하세요")
+    await wait_text(fake, other, knowledge.message("ask_description", "ko"), timeout=60)
+    question = knowledge.k2.field("LOAN", "repayment_date").question.ko
+    await wait_text(fake, CHAT, question)
+    assert (await wait_processed(fake, data, broken))[1] is None
+    processed, failure = await wait_processed(fake, data, unreadable)
+    assert failure.startswith("unreadable")
+
+    # After a restart neither comes back, and the bot goes on answering.
+    await bot.stop()
+    await bot.start()
+    seen = len(fake.messages(CHAT))
+    fake.push_text(CHAT, "올해 6월")
+    await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence").question.ko, after=seen)
+    assert inbox_rows(data)[unreadable] == (processed, failure)
+    with sqlite3.connect(data / "records.db") as conn:
+        user_texts = [r[0] for r in conn.execute("select user_text from chatturn")]
+    assert "\ufffd 작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요" in user_texts
+    await bot.stop()
+
+
+@pytest.mark.slow
+async def test_a_rejected_token_takes_the_bot_down_instead_of_hanging(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
+    from bot.telegram_app import PollingStopped
+
+    bot = Bot(fake, tmp_path / "data")
+    await bot.start()
+    fake.push_text(CHAT, "안녕하세요")
+    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"), timeout=60)
+    fake.token = "999:revoked"  # the token is revoked while the bot runs
+    fake.push_text(CHAT, "여보세요")  # ends the long poll in flight; the next one is refused
+    with pytest.raises(PollingStopped):
+        await asyncio.wait_for(bot.task, 30)
+
+
+@pytest.mark.slow
+async def test_buttons_act_only_for_their_person_and_inline_presses_are_answered(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
+    data = tmp_path / "data"
+    bot = Bot(fake, data)
+    await bot.start()
+    fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    await wait_text(
+        fake, CHAT, knowledge.k2.field("LOAN", "repayment_date").question.ko, timeout=60
+    )
+    seen = len(fake.messages(CHAT))
+    fake.push_text(CHAT, "올해 6월")
+    asked = await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence").question.ko)
+    seen = len(fake.messages(CHAT))
+
+    # Someone else presses a button of this chat's message: refused, and this chat hears nothing.
+    foreign = fake.push_callback(
+        CHAT, "a:evidence:yes", message_id=asked["message_id"], user_id=CHAT + 99
+    )
+    await wait_processed(fake, data, foreign)
+    answer = fake.callback_answer(foreign)
+    assert answer["text"] == knowledge.message("button_not_yours", "ko")
+    # The delete button, never shown, sent by the chat's own person: nothing is deleted.
+    forged = fake.push_callback(
+        CHAT, "cmd:forget", message_id=asked["message_id"], check_button=False
+    )
+    await wait_text(fake, CHAT, knowledge.message("stale_button", "ko"), after=seen)
+    assert knowledge.message("forgotten", "ko") not in texts(fake, CHAT)
+    assert fake.callback_answer(forged) is not None
+    # A press on an inline-mode message (no message, no chat) is answered, not a traceback.
+    inline = fake.push_inline_callback(CHAT, "cmd:forget")
+    assert (await wait_processed(fake, data, inline))[1] is None  # handled, not failed
+    assert fake.callback_answer(inline)["text"] == knowledge.message("button_gone", "ko")
+
+    # The real press still works (on the question as shown again after the refusal).
+    shown = [m for m in fake.messages(CHAT) if "a:evidence:no" in buttons(m)]
+    assert shown and shown[-1]["message_id"] != asked["message_id"]
+    seen = len(fake.messages(CHAT))
+    fake.push_callback(CHAT, "a:evidence:no", message_id=shown[-1]["message_id"])
+    await wait_text(fake, CHAT, knowledge.message("completed", "ko"), after=seen)
+    await bot.stop()
+    with sqlite3.connect(data / "records.db") as conn:
+        facts = dict(conn.execute("select key, value_json from casefact").fetchall())
+    assert facts["amount"] == "3000000" and facts["evidence"] == "false"
+
+
+@pytest.mark.slow
+async def test_in_a_group_the_bot_points_to_a_private_chat_and_takes_no_intake(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
+    data = tmp_path / "data"
+    bot = Bot(fake, data)
+    await bot.start()
+    group = -100_500
+    added = fake.push_update(
+        {
+            "my_chat_member": {
+                "chat": {"id": group, "type": "group", "title": "Test group"},
+                "from": {"id": CHAT, "is_bot": False, "first_name": "Test", "language_code": "en"},
+                "date": 1_790_000_000,
+                "old_chat_member": {"user": fake.bot_user, "status": "left"},
+                "new_chat_member": {"user": fake.bot_user, "status": "member"},
+            }
+        }
+    )
+    await wait_processed(fake, data, added)
+    fake.push_text(group, "전세 보증금 1억을 집주인이 안 돌려줘요", user_id=CHAT)
+    fake.push_command(group, "start", user_id=CHAT)
+    await fake.wait_for(lambda: len(fake.messages(group)) >= 3, 20, what="three group replies")
+    english, korean, _ = fake.messages(group)
+    assert english["text"] == knowledge.message("private_only", "en")
+    assert korean["text"] == knowledge.message("private_only", "ko")
+    [[link]] = korean["reply_markup"]["inline_keyboard"]
+    assert link["url"] == f"https://t.me/{fake.bot_user['username']}?start=intake"
+
+    # The link opens the private chat with /start intake: the intake starts there.
+    fake.push_command(CHAT, "start", "intake")
+    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"))
+    await bot.stop()
+    with sqlite3.connect(data / "records.db") as conn:
+        chats = [r[0] for r in conn.execute("select chat_id from chatsession")]
+    assert chats == [CHAT]  # nothing of the group's words became an intake

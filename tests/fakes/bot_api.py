@@ -938,6 +938,24 @@ class FakeBotApi:
         self._callback_by_update[update_id] = query_id
         return update_id
 
+    def push_inline_callback(self, user_id: int, data: str) -> int:
+        """A press on a button of an inline-mode message: no message and no chat, only its id."""
+        query_id = str(4_382_000_000_000_000_000 + len(self._callbacks))
+        update_id = self.push_update(
+            {
+                "callback_query": {
+                    "id": query_id,
+                    "from": self._user(user_id, user_id, "Test", "ko"),
+                    "inline_message_id": f"inline-{query_id}",
+                    "chat_instance": str(user_id),
+                    "data": data,
+                }
+            }
+        )
+        self._callbacks[query_id] = None
+        self._callback_by_update[update_id] = query_id
+        return update_id
+
     def push_photo(
         self,
         chat_id: int,
@@ -1158,6 +1176,10 @@ class FakeBotApi:
                     self._messages[key] = copy.deepcopy(message)
                     last = self._last_message_id[chat["id"]]
                     self._last_message_id[chat["id"]] = max(last, message["message_id"])
+        for value in update.values():  # my_chat_member, chat_member, ...: the chat exists
+            chat = value.get("chat") if isinstance(value, dict) else None
+            if isinstance(chat, dict) and isinstance(chat.get("id"), int):
+                self._chats.setdefault(chat["id"], copy.deepcopy(chat))
         for file_fields in _file_objects(update):
             if file_fields["file_id"] not in self._files:
                 self._register_file(
@@ -1294,7 +1316,14 @@ def _caption_fields(caption: str | None, entities: list[dict[str, Any]]) -> dict
 
 
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+    """JSON as the Bot API sends it: UTF-8, with what UTF-8 cannot carry (a lone surrogate)
+    escaped as \\uXXXX."""
+    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True)
+    return text
 
 
 def _error_response(code: int, description: str) -> web.Response:
