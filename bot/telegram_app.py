@@ -526,9 +526,11 @@ async def store_batch(app: Application, engine: Engine, raw_updates: list[Any]) 
     stored = await repo.inbox_add_batch(engine=engine.records, updates=entries)
     failpoints.reach("inbox_stored")
     for update_id, update, failure in read:
-        if update_id not in stored:
+        if update_id not in stored:  # stored before, or twice in this batch
             log.info("update %s delivered twice; dropped", update_id)
-        elif update is None:
+            continue
+        stored.discard(update_id)
+        if update is None:
             log.error("update %s %s; set aside in the inbox", update_id, failure)
         else:
             await app.update_queue.put(update)

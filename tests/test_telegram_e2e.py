@@ -126,8 +126,12 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
         fake, CHAT, knowledge.k2.field("LOAN", "evidence_type").question.ko, after=seen
     )
     assert fake.callback_answer(press) is not None
-    marked = next(m for m in fake.messages(CHAT) if m["message_id"] == evidence_q["message_id"])
-    assert "✔" in marked["text"] and not buttons(marked)
+
+    def pressed_message() -> dict:
+        return next(m for m in fake.messages(CHAT) if m["message_id"] == evidence_q["message_id"])
+
+    await fake.wait_for(lambda: "✔" in pressed_message()["text"], 10, what="the press marked")
+    assert not buttons(pressed_message())
     assert "a:evidence_type:messages" in buttons(type_q)
 
     # The same button pressed again on the old message: a polite reply, nothing changes.
@@ -210,7 +214,7 @@ async def test_duplicate_update_is_processed_once_and_bursts_are_answered_in_ord
         lambda: len(fake.messages(CHAT)) > seen, 20, what="reply to the duplicated update"
     )
     await fake.wait_for(lambda: fake.confirmed_up_to >= update_id, 10, what="confirmation")
-    await asyncio.sleep(0.5)
+    await wait_processed(fake, tmp_path / "data", update_id)  # its turn is written to the end
     records = tmp_path / "data" / "records.db"
     conn = sqlite3.connect(records)
     assert conn.execute(
@@ -262,9 +266,13 @@ def test_split_text_keeps_every_character_and_the_limit() -> None:
 
 
 @pytest.mark.slow
-async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(
-    fake: FakeBotApi, tmp_path: Path, knowledge
+@pytest.mark.parametrize("point", ["after_graph", "after_records", "after_reply"])
+async def test_sigkill_mid_turn_then_restart_continues_with_every_fact_once(
+    fake: FakeBotApi, tmp_path: Path, knowledge, point: str
 ) -> None:
+    """The process kills itself (INTAKE_FAILPOINT) at a fixed point of the third answer's turn:
+    after the graph took it and before the records, after the records and before the reply, or
+    after the reply and before its inbox row was marked. Each time the answer counts once."""
     env = {
         **os.environ,
         "INTAKE_DATA_DIR": str(tmp_path / "data"),
@@ -274,31 +282,28 @@ async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(
         "NO_PROXY": "127.0.0.1,localhost",
     }
 
-    def launch() -> subprocess.Popen:
+    def launch(**extra: str) -> subprocess.Popen:
         return subprocess.Popen(
-            [str(INTAKE_BOT), "run"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            [str(INTAKE_BOT), "run"],
+            env={**env, **extra},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
 
-    proc = launch()
+    # The graph's after_* points are reached once per turn: the third turn is the answer below.
+    proc = launch(INTAKE_FAILPOINT=f"{point}:3")
     try:
         fake.push_text(CHAT, "사장님이 석 달째 월급을 안 줘요. 퇴직금도 못 받았어요")
         first_q = knowledge.k2.field("WAGE_ARREARS", "counterparty").question.ko
         await wait_text(fake, CHAT, first_q, timeout=60)
         seen = len(fake.messages(CHAT))
         fake.push_text(CHAT, "OO식당 사장 박민수")
-        await wait_text(
-            fake,
-            CHAT,
-            knowledge.k2.field("WAGE_ARREARS", "employment_start").question.ko,
-            after=seen,
-        )
-        # The next answer is confirmed to Telegram and the process is killed at once.
-        answer_id = fake.push_text(CHAT, "2023년 1월에 입사했어요")
-        await fake.wait_for(
-            lambda: fake.confirmed_up_to >= answer_id or len(fake.messages(CHAT)) > seen + 1, 20
-        )
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
+        start_q = knowledge.k2.field("WAGE_ARREARS", "employment_start").question.ko
+        await wait_text(fake, CHAT, start_q, after=seen)
+        seen = len(fake.messages(CHAT))
+        fake.push_text(CHAT, "2023년 1월에 입사했어요")
+        returncode = await asyncio.to_thread(proc.wait, 30)
+        assert returncode == -signal.SIGKILL  # it died at the failpoint, not by chance
 
         proc = launch()
         end_q = knowledge.k2.field("WAGE_ARREARS", "employment_end").question.ko
@@ -323,8 +328,11 @@ async def test_sigkill_mid_intake_then_restart_continues_with_every_fact(
     answered_once = conn.execute(
         "select count(*) from chatturn where user_text like '2023년 1월%'"
     ).fetchone()
+    pending = conn.execute("select count(*) from inboxupdate where processed_at is null")
+    pending = pending.fetchone()
     conn.close()
-    assert answered_once == (1,)  # the answer in flight at the kill was applied exactly once
+    assert answered_once == (1,)  # the answer in flight at the kill was recorded exactly once
+    assert pending == (0,)
     assert json.loads(facts["employment_start"]) == "2023-01"
     assert json.loads(facts["employment_end"]) == "2026-09"
     assert "박민수" in json.loads(facts["counterparty"])
