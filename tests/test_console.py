@@ -81,3 +81,57 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
         capture_output=True,
     )
     assert "LOAN" in md.read_text(encoding="utf-8")
+
+
+def run_chat_bytes(data_dir: Path, payload: bytes, *extra: str) -> tuple[list[dict], str]:
+    """The console fed raw bytes (not necessarily UTF-8); (output lines, stderr)."""
+    env = {**os.environ, "INTAKE_DATA_DIR": str(data_dir), "ADMIN_IDS": ""}
+    proc = subprocess.run(
+        [str(INTAKE_BOT), "chat", "--jsonl", *extra],
+        input=payload,
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 0, stderr
+    return [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines()], stderr
+
+
+@pytest.mark.slow
+def test_inputs_that_crashed_the_console_each_get_one_polite_line(tmp_path: Path) -> None:
+    deep = "{" * 100_000 + '"text": 1' + "}" * 100_000  # past json's recursion limit
+    lines = [
+        '{"command": ""}',
+        '{"command": "/"}',
+        "//",
+        deep,
+        '{"text": "\\udc00"}',  # a lone surrogate as the first message
+        '{"text": "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요 \\ud800"}',
+        '{"text": "올해 6월"}',
+        '{"text": "없어요 \\udfff"}',  # and in the last answer, whose reply is printed
+        '{"command": "/summary"}',
+    ]
+    payload = "".join(line + "\n" for line in lines).encode()
+    payload += b"\xff\xfe not UTF-8 \xc3\n"  # bytes that decode to nothing
+    out, stderr = run_chat_bytes(tmp_path, payload)
+
+    assert len(out) == len(lines) + 1, stderr  # one line for every line, and no traceback
+    assert "Traceback" not in stderr
+    for reply in out:
+        assert reply["messages"] and all(m["text"] for m in reply["messages"])
+    assert out[6]["field"] == "evidence"
+    assert out[7]["state"] == "COMPLETED"
+    assert "3,000,000" in out[8]["messages"][0]["text"]  # the summary was written
+    assert out[9]["state"] == "COMPLETED"  # what follows is told the intake is complete
+
+
+def test_parse_command_takes_an_empty_or_bare_slash_as_an_unknown_command() -> None:
+    from bot.console import parse_command, parse_line
+
+    for text in ("", "/", "//", "   "):
+        inbound = parse_command(text, 1)
+        assert (inbound.kind, inbound.command, inbound.args) == ("command", "", ())
+    nested = parse_line("[" * 50_000, 1)
+    assert nested.kind == "text"
+    assert parse_line("{" * 50_000 + "}" * 50_000, 1).kind == "text"
