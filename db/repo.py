@@ -188,26 +188,20 @@ async def inbox_mark_failed(*, engine: AsyncEngine, update_id: int, reason: str)
         await db.commit()
 
 
+async def _inbox_rows(engine: AsyncEngine, condition: Any) -> list[InboxUpdate]:
+    async with AsyncSession(engine) as db:
+        query = select(InboxUpdate).where(condition).order_by(col(InboxUpdate.update_id))
+        return list((await db.exec(query)).all())
+
+
 async def inbox_failed(*, engine: AsyncEngine) -> list[InboxUpdate]:
     """Updates set aside as failed, oldest first."""
-    async with AsyncSession(engine) as db:
-        rows = await db.exec(
-            select(InboxUpdate)
-            .where(col(InboxUpdate.failure).is_not(None))
-            .order_by(col(InboxUpdate.update_id))
-        )
-        return list(rows.all())
+    return await _inbox_rows(engine, col(InboxUpdate.failure).is_not(None))
 
 
 async def inbox_pending(*, engine: AsyncEngine) -> list[InboxUpdate]:
     """Updates stored but not processed (a crash came between), oldest first."""
-    async with AsyncSession(engine) as db:
-        rows = await db.exec(
-            select(InboxUpdate)
-            .where(col(InboxUpdate.processed_at).is_(None))
-            .order_by(col(InboxUpdate.update_id))
-        )
-        return list(rows.all())
+    return await _inbox_rows(engine, col(InboxUpdate.processed_at).is_(None))
 
 
 async def inbox_max_update_id(*, engine: AsyncEngine) -> int | None:
