@@ -196,6 +196,8 @@ class Engine:
             lang = await self._lang(inbound)
             reply = Reply(lang=lang)
             refusal = await self._press_refusal(inbound) if inbound.kind == "choice" else None
+            if refusal is not None and await self._is_replay(inbound):
+                refusal = None  # a press the intake took before a crash: answered as a replay
             if refusal is not None:
                 await self._refuse_press(inbound, refusal, reply)
             elif inbound.kind == "command":
@@ -267,8 +269,8 @@ class Engine:
         if session is None:
             latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
             if latest is not None and latest.status == "completed":
-                reply.add(kn.message("session_completed", lang))
-                reply.state = "COMPLETED"
+                values = (await self.graph.aget_state(self._config(latest.id))).values or {}
+                await self._answer_finished(latest.id, values, inbound, reply)
                 return
             session = await repo.create_session(
                 engine=self.records,
@@ -277,14 +279,16 @@ class Engine:
                 domain=self.spec.name,
             )
             log.info("chat=%s session=%s started", chat_tag(inbound.chat_id), session.id)
-        config = {"configurable": {"thread_id": session.id}}
+        config = self._config(session.id)
         snapshot = await self.graph.aget_state(config)
         node, asked = self._waiting(snapshot)
-        if (
-            snapshot.values
-            and inbound.input_id
-            and snapshot.values.get("last_input_id") == inbound.input_id
-        ):
+        if node == "COMPLETED":
+            # Finished while the records did not follow (see repair_finished); never feed a
+            # finished thread, which would start the intake over on top of its facts.
+            await self._repair(session.id, snapshot.values)
+            await self._answer_finished(session.id, snapshot.values, inbound, reply)
+            return
+        if self._replays(snapshot.values, inbound):
             # A replay of an input the graph already consumed (a crash came before it was
             # marked processed): answer with where the intake stands, do not feed it again, and
             # write the records in case the crash came before them (the history row of an
@@ -292,13 +296,6 @@ class Engine:
             self._prompt(snapshot.values, node, asked, reply)
             turn = self._history_row(snapshot.values.get("asking"), inbound, reply)
             await self._write_records(session.id, snapshot.values, node, turn)
-            return
-        if node == "COMPLETED":
-            # Finished while the records did not follow (see repair_finished); never feed a
-            # finished thread, which would start the intake over on top of its facts.
-            await self._repair(session.id, snapshot.values)
-            reply.add(kn.message("session_completed", lang))
-            reply.state = "COMPLETED"
             return
         user_input = self._precheck(inbound, reply, node, asked)
         if user_input is None:
@@ -339,6 +336,37 @@ class Engine:
         failpoints.reach("after_records")
         if reply.state == "COMPLETED":
             await self._prune_checkpoints(config)
+
+    @staticmethod
+    def _config(thread_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": thread_id}}
+
+    @staticmethod
+    def _replays(values: dict[str, Any] | None, inbound: Inbound) -> bool:
+        """Whether `inbound` is the input the thread consumed last, delivered again."""
+        return bool(values and inbound.input_id and values.get("last_input_id") == inbound.input_id)
+
+    async def _answer_finished(
+        self, session_id: str, values: dict[str, Any], inbound: Inbound, reply: Reply
+    ) -> None:
+        """A message to a finished intake: it is complete; but the very input that finished it,
+        delivered again after a crash, gets the summary that crash kept from being sent."""
+        reply.state, reply.progress = "COMPLETED", 100
+        if not self._replays(values, inbound):
+            reply.add(self.knowledge.message("session_completed", reply.lang))
+            return
+        reply.messages += values.get("outbox", [])
+        turn = self._history_row(values.get("asking"), inbound, reply)
+        await self._write_records(session_id, values, "COMPLETED", turn)
+
+    async def _is_replay(self, inbound: Inbound) -> bool:
+        """Whether the chat's latest intake consumed `inbound` already (a redelivery)."""
+        if not inbound.input_id:
+            return False
+        latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
+        if latest is None:
+            return False
+        return self._replays((await self.graph.aget_state(self._config(latest.id))).values, inbound)
 
     async def repair_finished(self) -> int:
         """Write the records of every intake that finished in its checkpoint but not in them.

@@ -399,6 +399,15 @@ async def settle_pressed(query: CallbackQuery, *, counted: bool) -> None:
         log.debug("could not mark the pressed button: %s", exc)
 
 
+async def answer_query(query: CallbackQuery, text: str | None = None, **kwargs: Any) -> None:
+    """Stop the button's spinner. A press recovered after a restart is too old to answer
+    (Telegram refuses it); it is handled all the same."""
+    try:
+        await query.answer(text, **kwargs)
+    except BadRequest as exc:
+        log.info("callback query not answered (%s); handling the press anyway", exc)
+
+
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """A pressed inline button: answer the query, handle it, mark it on its message."""
     query = update.callback_query
@@ -406,9 +415,9 @@ async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     if refusal is not None:
         log.warning("button press refused (%s)", refusal)
         text = _engine(context).knowledge.message(refusal, _lang_of(query.from_user))
-        await query.answer(text, show_alert=True)
+        await answer_query(query, text, show_alert=True)
         return
-    await query.answer()
+    await answer_query(query)
     reply = await _run(update, context, _inbound(update, kind="choice", data=query.data or ""))
     await settle_pressed(query, counted=not reply.refused)
 

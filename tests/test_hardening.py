@@ -319,6 +319,36 @@ async def test_a_finished_intake_is_repaired_at_start_up(
         await reopened.close()
 
 
+async def test_the_answer_that_finished_an_intake_delivered_again_gets_the_summary_again(
+    engine: Engine, settings, knowledge, brain, kb, monkeypatch
+) -> None:
+    await engine.handle(text(LOAN, input_id="1"))
+    await engine.handle(text("올해 6월", input_id="2", minutes=1))
+    real = repo.sync_case
+
+    async def broken(**kwargs):
+        raise RuntimeError("killed before the records write")
+
+    monkeypatch.setattr(repo, "sync_case", broken)
+    final = Inbound(chat_id=CHAT, kind="text", text="없어요", input_id="3", user_id=USER, at=NOW)
+    await engine.handle(final)
+    monkeypatch.setattr(repo, "sync_case", real)
+    await engine.close()
+    engine = await Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb)  # repairs
+    try:
+        for _ in range(2):  # recovered from the inbox, then once more
+            again = await engine.handle(final)
+            assert again.state == "COMPLETED"
+            assert "3,000,000" in joined(again)
+            assert knowledge.message("completed", "ko") in joined(again)
+            assert knowledge.message("session_completed", "ko") not in joined(again)
+        assert [t.input_id for t in await turns_of(engine)] == ["1", "2", "3"]
+        other = await engine.handle(text("감사합니다", input_id="4", minutes=5))
+        assert joined(other) == knowledge.message("session_completed", "ko")
+    finally:
+        await engine.close()
+
+
 # --- deletion reaches the disk ---------------------------------------------------------------
 
 

@@ -338,6 +338,61 @@ async def test_sigkill_mid_turn_then_restart_continues_with_every_fact_once(
     assert "박민수" in json.loads(facts["counterparty"])
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("point", ["after_graph", "after_records"])
+async def test_sigkill_on_the_final_press_then_restart_sends_the_summary(
+    fake: FakeBotApi, tmp_path: Path, knowledge, point: str
+) -> None:
+    """The last answer is a button press, and the process dies in its turn. After the restart the
+    recovered press (whose callback query Telegram no longer lets anyone answer) still gets the
+    summary and the closing message, recorded once, and no error message."""
+    env = {
+        **os.environ,
+        "INTAKE_DATA_DIR": str(tmp_path / "data"),
+        "TELEGRAM_BOT_TOKEN": fake.token,
+        "TELEGRAM_API_URL": f"{fake.url}/bot",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+
+    def launch(**extra: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            [str(INTAKE_BOT), "run"],
+            env={**env, **extra},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    proc = launch(INTAKE_FAILPOINT=f"{point}:3")
+    try:
+        fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+        repay_q = knowledge.k2.field("LOAN", "repayment_date").question.ko
+        await wait_text(fake, CHAT, repay_q, timeout=60)
+        fake.push_text(CHAT, "올해 6월")
+        asked = await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence").question.ko)
+        seen = len(fake.messages(CHAT))
+        fake.push_callback(CHAT, "a:evidence:no", message_id=asked["message_id"])
+        assert await asyncio.to_thread(proc.wait, 30) == -signal.SIGKILL
+
+        proc = launch()
+        await wait_text(fake, CHAT, knowledge.message("completed", "ko"), after=seen, timeout=60)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    after = texts(fake, CHAT)[seen:]
+    assert any("3,000,000" in t for t in after)  # the summary itself
+    assert knowledge.message("error", "ko") not in after
+    assert knowledge.message("session_completed", "ko") not in after
+    with sqlite3.connect(tmp_path / "data" / "records.db") as conn:
+        pressed = conn.execute("select count(*) from chatturn where user_text = 'a:evidence:no'")
+        assert pressed.fetchone() == (1,)
+        assert conn.execute("select status from chatsession").fetchall() == [("completed",)]
+        failed = conn.execute("select count(*) from inboxupdate where failure is not null")
+        assert failed.fetchone() == (0,)
+
+
 # --- hardening (issue #6): no update stops the bot, buttons, groups -------------------------
 
 
