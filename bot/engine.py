@@ -196,8 +196,12 @@ class Engine:
             lang = await self._lang(inbound)
             reply = Reply(lang=lang)
             refusal = await self._press_refusal(inbound) if inbound.kind == "choice" else None
-            if refusal is not None and await self._is_replay(inbound):
-                refusal = None  # a press the intake took before a crash: answered as a replay
+            if (
+                refusal is not None
+                and not inbound.data.startswith(CONTROL_PREFIXES)
+                and await self._is_replay(inbound)
+            ):  # an answer the intake took before a crash: answered as a replay (never fed
+                refusal = None  # again); a steering button is never let through this way
             if refusal is not None:
                 await self._refuse_press(inbound, refusal, reply)
             elif inbound.kind == "command":

@@ -180,6 +180,18 @@ async def test_buttons_count_only_for_the_person_shown_and_while_offered(
     assert joined(again).startswith(knowledge.message("already_answered", "ko"))
 
 
+async def test_a_forged_press_carrying_the_id_of_the_last_input_is_still_refused(
+    engine: Engine, knowledge
+) -> None:
+    """Found by the property tests: a refused delete button passed as a 'replay' of the text
+    whose input id it carried, and deleted everything."""
+    await engine.handle(text(LOAN, input_id="in-1"))
+    forged = Inbound(chat_id=CHAT, kind="choice", data="cmd:forget", input_id="in-1", user_id=USER)
+    reply = await engine.handle(forged)
+    assert knowledge.message("forgotten", "ko") not in joined(reply)
+    assert (await facts_of(engine))["amount"] == 3_000_000
+
+
 async def test_forget_button_works_only_right_after_forget_and_only_for_its_person(
     engine: Engine, knowledge
 ) -> None:
