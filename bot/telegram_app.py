@@ -30,7 +30,6 @@ from telegram import (
 )
 from telegram.constants import ChatAction, ChatType, MessageLimit
 from telegram.error import (
-    BadRequest,
     EndPointNotFound,
     InvalidToken,
     NetworkError,
@@ -395,8 +394,8 @@ async def settle_pressed(query: CallbackQuery, *, counted: bool) -> None:
             await query.edit_message_text(marked)
         else:  # not counted, no text to mark, or a question so long the mark would not fit
             await query.edit_message_reply_markup(reply_markup=None)
-    except BadRequest as exc:  # e.g. "message is not modified" on a second press
-        log.debug("could not mark the pressed button: %s", exc)
+    except TelegramError as exc:  # "message is not modified", a time-out: only cosmetic
+        log.info("could not mark the pressed button (%s)", type(exc).__name__)
 
 
 async def answer_query(query: CallbackQuery, text: str | None = None, **kwargs: Any) -> None:
@@ -404,8 +403,8 @@ async def answer_query(query: CallbackQuery, text: str | None = None, **kwargs: 
     (Telegram refuses it); it is handled all the same."""
     try:
         await query.answer(text, **kwargs)
-    except BadRequest as exc:
-        log.info("callback query not answered (%s); handling the press anyway", exc)
+    except TelegramError as exc:
+        log.info("callback query not answered (%s); handling the press anyway", type(exc).__name__)
 
 
 async def on_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

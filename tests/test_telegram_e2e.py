@@ -265,6 +265,33 @@ def test_split_text_keeps_every_character_and_the_limit() -> None:
     assert split_text("짧은 글") == ["짧은 글"]
 
 
+def launch_bot_process(fake: FakeBotApi, data_dir: Path, **extra: str) -> subprocess.Popen:
+    """`intake-bot run` as a real process against the fake, with extra environment (failpoints)."""
+    env = {
+        **os.environ,
+        "INTAKE_DATA_DIR": str(data_dir),
+        "TELEGRAM_BOT_TOKEN": fake.token,
+        "TELEGRAM_API_URL": f"{fake.url}/bot",
+        "ADMIN_IDS": str(ADMIN),
+        "NO_PROXY": "127.0.0.1,localhost",
+        **extra,
+    }
+    with (data_dir.parent / "bot.log").open("ab") as log:  # kept beside the data, for a failure
+        return subprocess.Popen(
+            [str(INTAKE_BOT), "run"], env=env, stdout=subprocess.DEVNULL, stderr=log
+        )
+
+
+async def stop_bot_process(proc: subprocess.Popen) -> None:
+    """SIGTERM, then wait without blocking the loop: the fake must keep answering the bot's
+    last requests while it shuts down."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        await asyncio.to_thread(proc.wait, 15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("point", ["after_graph", "after_records", "after_reply"])
 async def test_sigkill_mid_turn_then_restart_continues_with_every_fact_once(
@@ -273,22 +300,9 @@ async def test_sigkill_mid_turn_then_restart_continues_with_every_fact_once(
     """The process kills itself (INTAKE_FAILPOINT) at a fixed point of the third answer's turn:
     after the graph took it and before the records, after the records and before the reply, or
     after the reply and before its inbox row was marked. Each time the answer counts once."""
-    env = {
-        **os.environ,
-        "INTAKE_DATA_DIR": str(tmp_path / "data"),
-        "TELEGRAM_BOT_TOKEN": fake.token,
-        "TELEGRAM_API_URL": f"{fake.url}/bot",
-        "ADMIN_IDS": str(ADMIN),
-        "NO_PROXY": "127.0.0.1,localhost",
-    }
 
     def launch(**extra: str) -> subprocess.Popen:
-        return subprocess.Popen(
-            [str(INTAKE_BOT), "run"],
-            env={**env, **extra},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        return launch_bot_process(fake, tmp_path / "data", **extra)
 
     # The graph's after_* points are reached once per turn: the third turn is the answer below.
     proc = launch(INTAKE_FAILPOINT=f"{point}:3")
@@ -318,11 +332,7 @@ async def test_sigkill_mid_turn_then_restart_continues_with_every_fact_once(
             timeout=30,
         )
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        await stop_bot_process(proc)
     conn = sqlite3.connect(tmp_path / "data" / "records.db")
     facts = dict(conn.execute("select key, value_json from casefact").fetchall())
     answered_once = conn.execute(
@@ -346,21 +356,9 @@ async def test_sigkill_on_the_final_press_then_restart_sends_the_summary(
     """The last answer is a button press, and the process dies in its turn. After the restart the
     recovered press (whose callback query Telegram no longer lets anyone answer) still gets the
     summary and the closing message, recorded once, and no error message."""
-    env = {
-        **os.environ,
-        "INTAKE_DATA_DIR": str(tmp_path / "data"),
-        "TELEGRAM_BOT_TOKEN": fake.token,
-        "TELEGRAM_API_URL": f"{fake.url}/bot",
-        "NO_PROXY": "127.0.0.1,localhost",
-    }
 
     def launch(**extra: str) -> subprocess.Popen:
-        return subprocess.Popen(
-            [str(INTAKE_BOT), "run"],
-            env={**env, **extra},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        return launch_bot_process(fake, tmp_path / "data", **extra)
 
     proc = launch(INTAKE_FAILPOINT=f"{point}:3")
     try:
@@ -376,11 +374,7 @@ async def test_sigkill_on_the_final_press_then_restart_sends_the_summary(
         proc = launch()
         await wait_text(fake, CHAT, knowledge.message("completed", "ko"), after=seen, timeout=60)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        await stop_bot_process(proc)
     after = texts(fake, CHAT)[seen:]
     assert any("3,000,000" in t for t in after)  # the summary itself
     assert knowledge.message("error", "ko") not in after
