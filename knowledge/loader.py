@@ -11,12 +11,15 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from knowledge.models import (
+    Intents,
     K0Messages,
     K1Criteria,
     K2Fields,
     K3Info,
     K4Formats,
     Lexicon,
+    SafetyRules,
+    StoryLexicon,
 )
 
 KNOWLEDGE_DIR = Path(__file__).resolve().parent
@@ -29,6 +32,9 @@ FILES: dict[str, type[BaseModel]] = {
     "k3_legal_info.yaml": K3Info,
     "k4_summary_formats.yaml": K4Formats,
     "lexicon.yaml": Lexicon,
+    "safety.yaml": SafetyRules,
+    "intents.yaml": Intents,
+    "story.yaml": StoryLexicon,
 }
 
 
@@ -80,6 +86,9 @@ class Knowledge:
     k3: K3Info
     k4: K4Formats
     lexicon: Lexicon
+    safety: SafetyRules  # the pre-check run on every message
+    intents: Intents  # questions back, delete requests, out of scope
+    story: StoryLexicon  # details kept from every message
 
     def message(self, key: str, lang: str, **values: object) -> str:
         """A K0 message in `lang`, with `{placeholders}` filled in."""
@@ -118,6 +127,9 @@ def load_knowledge(directory: Path | None = None) -> Knowledge:
         k3=loaded["k3_legal_info.yaml"],
         k4=loaded["k4_summary_formats.yaml"],
         lexicon=loaded["lexicon.yaml"],
+        safety=loaded["safety.yaml"],
+        intents=loaded["intents.yaml"],
+        story=loaded["story.yaml"],
     )
     knowledge.check()
     return knowledge

@@ -1,10 +1,18 @@
-"""Pydantic schemas of the knowledge files (K0-K4 and the lexicon), validated on load."""
+"""Pydantic schemas of the knowledge files (K0-K4, the lexicon, safety), validated on load."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 Lang = Literal["ko", "en"]
 LANGS: tuple[Lang, ...] = ("ko", "en")
@@ -241,3 +249,168 @@ class Lexicon(Strict):
     greetings: dict[Lang, list[str]]
     correction_markers: dict[Lang, list[str]]  # "아니라", "정정", "actually", ...
     ongoing: dict[Lang, list[str]] = {}  # "재직 중", "still" — an end date that has not come
+    hedges: dict[Lang, list[str]] = {}  # "아마", "인 것 같", "maybe": a value to confirm first
+
+
+# --- Safety pre-check ----------------------------------------------------------------------
+
+SafetyCategory = Literal["danger", "suicide", "medical"]
+Hotline = Literal["112", "119", "1366", "109", "1388", "1339"]
+
+
+class Patterns(Strict):
+    """Regular expressions by language. Korean ones are matched against the text with spaces,
+    punctuation and emoji removed (so they hold no spaces); English ones against the
+    lower-cased text with single spaces."""
+
+    ko: list[str] = []
+    en: list[str] = []
+
+    @field_validator("ko", "en")
+    @classmethod
+    def _compiles(cls, patterns: list[str], info: ValidationInfo) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"bad pattern {pattern!r}: {exc}") from exc
+            if info.field_name == "ko" and " " in pattern:
+                raise ValueError(f"Korean pattern {pattern!r} has a space (spaces are removed)")
+        return patterns
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Patterns:
+        if not self.ko and not self.en:
+            raise ValueError("no patterns")
+        return self
+
+
+class SafetyRule(Strict):
+    """A situation that needs help now; it fires when every term of any one `when` line
+    appears in the message, outside clauses that one of its `unless` guards cancels."""
+
+    code: str = Field(pattern=r"^[A-Z_]+$")
+    category: SafetyCategory
+    hotlines: list[Hotline] = Field(min_length=1)  # in the order the person should call
+    when: list[list[str]] = Field(min_length=1)  # term names; lines are alternatives
+    unless: list[str] = []  # guard names
+    why: str = ""  # for editors: the line this rule draws
+
+
+class SafetyRules(Strict):
+    """safety.yaml: the pre-check run on every message, most urgent rule first."""
+
+    terms: dict[str, Patterns]
+    guards: dict[str, Patterns]  # cancel the clause they appear in, for rules that list them
+    idioms: Patterns  # erased from the text before anything is matched
+    hotlines: dict[Hotline, Text]  # one line naming the number, added when not yet named
+    replies: dict[SafetyCategory, Text]
+    staff_notice: Text
+    rules: list[SafetyRule] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SafetyRules:
+        seen: set[str] = set()
+        for rule in self.rules:
+            where = f"rules.{rule.code}"
+            if rule.code in seen:
+                raise ValueError(f"{where}: code appears twice")
+            seen.add(rule.code)
+            for line in rule.when:
+                for name in line:
+                    if name not in self.terms:
+                        raise ValueError(f"{where}.when: unknown term {name!r}")
+                if not line:
+                    raise ValueError(f"{where}.when: an empty line")
+            for name in rule.unless:
+                if name not in self.guards:
+                    raise ValueError(f"{where}.unless: unknown guard {name!r}")
+            if len(set(rule.hotlines)) != len(rule.hotlines):
+                raise ValueError(f"{where}.hotlines: a number appears twice")
+            for number in rule.hotlines:
+                if number not in self.hotlines:
+                    raise ValueError(f"{where}.hotlines: {number} has no line in hotlines")
+            reply = self.replies.get(rule.category)
+            if reply is None:
+                raise ValueError(f"replies: missing {rule.category}")
+            if rule.hotlines[0] not in reply.ko or rule.hotlines[0] not in reply.en:
+                raise ValueError(
+                    f"{where}.hotlines: the reply for {rule.category} must name "
+                    f"{rule.hotlines[0]} (the first number) in ko and en"
+                )
+        for number, line in self.hotlines.items():
+            if number not in line.ko or number not in line.en:
+                raise ValueError(f"hotlines.{number}: the line must name the number")
+        return self
+
+
+# --- Intents (what a message is when it is not an answer) ------------------------------------
+
+
+class LangPatterns(Strict):
+    """Regular expressions per language, matched on lower-cased text with single spaces."""
+
+    ko: list[str] = []
+    en: list[str] = []
+
+    @model_validator(mode="after")
+    def _compiles(self) -> LangPatterns:
+        for pattern in [*self.ko, *self.en]:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from exc
+        return self
+
+
+class QuestionCues(Strict):
+    """A question back: a question word or a modal ending (a value with "?" is not one)."""
+
+    words: LangPatterns
+    modals: LangPatterns
+
+
+class Intents(Strict):
+    """intents.yaml: questions back and their topics, delete requests, out of scope, chat."""
+
+    question: QuestionCues
+    topics: dict[str, LangPatterns]
+    forget: LangPatterns
+    medical: LangPatterns
+    legal_guard: LangPatterns
+    small_talk: LangPatterns
+    thanks: LangPatterns
+    spam: LangPatterns
+
+
+# --- Story details (graphs/common/story.py) ----------------------------------------------------
+
+
+class DetailKind(Strict):
+    """One kind of detail kept from a message: its label, how its value is read, its triggers."""
+
+    label: Text
+    value: Literal["match", "after", "fixed"]
+    fixed: Text | None = None
+    ko: list[str] = []
+    en: list[str] = []
+    also: list[str] = []  # patterns whose match is the value whatever `value` says (@handles)
+
+    @model_validator(mode="after")
+    def _valid(self) -> DetailKind:
+        if self.value == "fixed" and self.fixed is None:
+            raise ValueError("a 'fixed' kind needs its fixed text")
+        for pattern in [*self.ko, *self.en, *self.also]:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from exc
+        return self
+
+
+class StoryLexicon(Strict):
+    """story.yaml: the details kept from every message of an intake."""
+
+    negations: LangPatterns
+    kinds: dict[str, DetailKind]
+    name_ends: list[str]

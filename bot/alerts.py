@@ -1,0 +1,76 @@
+"""The safety pre-check: every message, in every state, before any graph.
+
+A rule that fires puts its reply first in the turn, is recorded (code, time, message id) and
+is sent to staff (ADMIN_IDS) as a notice the channel delivers; the intake then goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from db import repo
+from graphs.common.safety import SafetyCheck, SafetyHit
+from knowledge.loader import Knowledge
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A message to someone other than the person writing (staff)."""
+
+    chat_id: int
+    text: str
+
+
+class SafetyDesk:
+    """Checks messages against knowledge/safety.yaml, records alerts and writes staff notices."""
+
+    def __init__(self, knowledge: Knowledge, admins: frozenset[int]) -> None:
+        self.knowledge = knowledge
+        self.checker = SafetyCheck(knowledge.safety)
+        self.admins = admins
+
+    def check(self, text: str) -> list[SafetyHit]:
+        """The rules that fire on `text`, most urgent first."""
+        return self.checker.check(text) if text and text.strip() else []
+
+    def reply(self, hits: list[SafetyHit], lang: str) -> str:
+        """What to do now, in the person's language."""
+        return self.checker.reply(hits, lang)
+
+    async def record(
+        self,
+        records: AsyncEngine,
+        *,
+        chat_id: int,
+        chat_label: str,
+        session_id: str | None,
+        input_id: str | None,
+        hits: list[SafetyHit],
+        at: datetime,
+        lang: str,
+    ) -> list[Notice]:
+        """Record the alerts of one message (once per message) and the notices for staff."""
+        fresh = await repo.add_alerts(
+            engine=records,
+            chat_id=chat_id,
+            session_id=session_id,
+            input_id=input_id,
+            alerts=[(hit.code, hit.category) for hit in hits],
+        )
+        if not fresh:  # the same message delivered again: alerted once
+            return []
+        log.warning(
+            "chat=%s safety alert %s (%s)",
+            chat_label,
+            ",".join(hit.code for hit in hits),
+            hits[0].category,
+        )
+        # Staff learn which rule fired, when and in which chat; the words stay in the records.
+        notice = self.checker.notice(hits, lang, chat=chat_id, when=at.strftime("%Y-%m-%d %H:%M"))
+        return [Notice(admin, notice) for admin in sorted(self.admins)]

@@ -1,0 +1,495 @@
+"""The safety pre-check (knowledge/safety.yaml + graphs/common/safety.py): what must fire,
+the near-misses that must not, the order of urgency and the reply's numbers."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from graphs.common.safety import SafetyCheck, SafetyHit, normalise
+from knowledge.loader import FILES, KNOWLEDGE_DIR, Knowledge, KnowledgeError, load_knowledge
+
+# Every rule: messages that must fire it, as people write them (Korean and English).
+FIRES: dict[str, list[str]] = {
+    "WEAPON_THREAT": [
+        "남편이 지금 칼 들고 죽인다고 해요",
+        "남편이 지금 칼을 들고 위협해요",
+        "아빠가 칼을 들고 있어요 무서워요",
+        "전남친이 흉기로 위협하고 있어요",
+        "옆집 남자가 망치를 휘두르고 있어요",
+        "칼들고있어요ㅠㅠ 살려주세요",
+        "He has a knife and is threatening me",
+        "my husband is holding a knife right now",
+        "HE'S POINTING A GUN AT ME",
+    ],
+    "VIOLENCE_NOW": [
+        "아빠가 동생을 때리고 있어요",
+        "남편이 술만 마시면 때려요",
+        "방금 남편한테 맞았어요 너무 무서워요",
+        "사채업자가 죽여버린다고 협박해요",
+        "남편이 목을 조르고 있어요",
+        "예전에 맞은 적 있어요 지금 또 때려요",
+        "my husband is hitting me right now",
+        "he just punched me and I'm scared",
+        "he keeps threatening to kill me",
+        "He says he’ll kill me if I leave",
+    ],
+    "SEXUAL_VIOLENCE_NOW": [
+        "지금 누가 강제로 만지려고 해요",
+        "방금 성추행 당했어요 어떡해요",
+        "어젯밤에 성폭행을 당했어요",
+        "회식 자리에서 상사가 계속 몸을 만지고 있어요",
+        "he is trying to rape me",
+        "I was raped last night",
+    ],
+    "AT_THE_DOOR": [
+        "전남친이 집 앞에 와서 문 두드려요 무서워요",
+        "그 사람이 지금 우리 집 앞에 와서 문을 두드려요 무서워요",
+        "누가 도어락 비밀번호를 계속 누르고 있어요",
+        "사채업자가 집 앞에서 안 가요",
+        "he's outside my door right now and won't leave",
+        "someone is trying to break in",
+        "my ex is banging on my door",
+    ],
+    "CHILD_AT_RISK": [
+        "아빠가 동생을 때리고 있어요",
+        "옆집에서 아이를 계속 때리고 있어요 우는 소리가 나요",
+        "남편이 아이를 굶기고 있어요",
+        "아기를 집에 혼자 두고 나갔어요 지금",
+        "my dad is hitting my little brother",
+        "she left the baby alone and went out",
+        "he is abusing the kids right now",
+    ],
+    "BREATHING": [
+        "숨을 못 쉬겠어요",
+        "아이가 숨을 안 쉬어요",
+        "엄마가 숨쉬기 힘들어해요",
+        "숨이 안쉬어져요ㅠㅠ",
+        "I can't breathe",
+        "my baby is not breathing",
+        "he's choking on food",
+    ],
+    "UNCONSCIOUS": [
+        "아빠가 갑자기 쓰러졌어요",
+        "엄마가 의식이 없어요",
+        "아이가 경련을 하고 있어요",
+        "my dad collapsed and won't wake up",
+        "she fainted and isn't waking up",
+        "he's having a seizure",
+    ],
+    "OVERDOSE": [
+        "수면제를 한꺼번에 먹었어요",
+        "약을 한 통 다 먹었어요",
+        "농약을 마셨어요",
+        "I took all my pills",
+        "i overdosed",
+    ],
+    "CHEST_PAIN": [
+        "가슴이 너무 아프고 식은땀이 나요",
+        "가슴이 조이고 왼쪽 팔이 저려요",
+        "아빠가 가슴 통증이랑 숨이 차대요",
+        "my chest hurts and I'm sweating",
+        "chest pain going down my left arm",
+        "I think I'm having a heart attack",
+    ],
+    "STROKE": [
+        "엄마가 갑자기 말이 어눌하고 한쪽 팔에 힘이 없어요",
+        "아빠 입이 돌아가고 발음이 이상해요",
+        "할머니가 갑자기 한쪽 다리에 힘이 없대요",
+        "중풍 온 것 같아요",
+        "my mom's speech is slurred and her face is drooping",
+        "I think my dad is having a stroke",
+        "suddenly I can't move my left arm",
+    ],
+    "BLEEDING": [
+        "피가 안 멈춰요",
+        "아빠가 피를 토했어요",
+        "흑변을 보고 어지러워요",
+        "he's bleeding heavily",
+        "she's throwing up blood",
+    ],
+    "SUICIDE": [
+        "너무 힘들어서 죽고 싶어요",
+        "그냥 다 끝내고 싶어요 살기 싫어",
+        "죽고싶어요",
+        "죽고 싶 어요",
+        "죽고싶다ㅠㅠ",
+        "살고 싶지 않아요",
+        "자살하고 싶어요",
+        "자살하면 보험금 나오나요?",
+        "I want to kill myself",
+        "I don't want to live anymore",
+        "i dont wanna live anymore",
+        "I’m suicidal",
+        "I WANT TO DIE",
+        "thinking about ending my life",
+    ],
+    "SELF_HARM": [
+        "자해하고 싶어요",
+        "손목을 그었어요",
+        "커터칼로 팔을 긋고 있어요",
+        "I've been cutting myself",
+        "I want to hurt myself",
+    ],
+    "STALKING": [
+        "누가 계속 따라와요 지금",
+        "전남친이 스토킹하고 있어요",
+        "모르는 남자가 퇴근길마다 따라와요",
+        "차에 GPS를 달아서 위치를 추적해요",
+        "someone is following me",
+        "my ex keeps showing up at my work",
+        "I'm being stalked",
+    ],
+}
+
+# Every rule: near-misses that must not fire it.
+NEAR_MISSES: dict[str, list[str]] = {
+    "WEAPON_THREAT": [
+        "흉기 폭행 재판 중이에요",
+        "예전에 남편이 칼 들고 위협한 적 있어요",
+        "영화에서 칼을 들고 위협하는 장면이 무서웠어요",
+        "칼국수 먹으러 갔다가 지금 집에 왔어요",
+        "만약 남편이 칼 들고 위협하면 어떻게 해야 하나요",
+        "3년 전에 흉기로 협박당했어요",
+    ],
+    "VIOLENCE_NOW": [
+        "예전에 폭행당한 적 있어요",
+        "작년에 남편이 때려서 이혼하려고요",
+        "폭행 사건으로 고소당했어요",
+        "집주인이 문자로 협박해요 보증금 안 준다고",
+        "사채업자가 전화로 협박해요",
+        "my mom is going to kill me when she sees my grades",
+        "he used to hit me when we were married",
+        "이 집 맛이 진짜 죽인다",
+        "남편이 때리면 어떻게 해야 하나요",
+    ],
+    "SEXUAL_VIOLENCE_NOW": [
+        "예전에 성추행 당한 적 있어요",
+        "성추행으로 고소하려고요",
+        "5년 전에 성폭행 당했는데 지금이라도 고소할 수 있나요",
+        "I was sexually assaulted years ago and want to know my options",
+    ],
+    "AT_THE_DOOR": [
+        "택배 기사님이 문을 두드려요",
+        "집 앞 카페에서 친구 기다리고 있어요",
+        "예전에 전남친이 집 앞에 찾아온 적 있어요",
+        "집주인이 현관 도어락 비밀번호를 바꿨어요",
+        "the delivery guy knocked on my door",
+    ],
+    "CHILD_AT_RISK": [
+        "아동학대로 신고당했어요",
+        "어릴 때 아버지한테 맞은 적 있어요",
+        "아이 양육비를 안 줘요",
+        "my son was bullied at school last year",
+    ],
+    "BREATHING": [
+        "웃겨서 숨을 못 쉬겠어 ㅋㅋㅋ",
+        "숨 막히는 회사 분위기 때문에 그만뒀어요",
+        "상사가 숨도 못 쉬게 일을 시켜요",
+        "예전에 천식으로 숨쉬기 힘들었던 적 있어요",
+        "I couldn't breathe from laughing lol",
+    ],
+    "UNCONSCIOUS": [
+        "가게 간판이 쓰러졌어요 손해배상 받을 수 있나요",
+        "너무 피곤해서 쓰러질 것 같아요",
+        "눈 밑 경련이 자꾸 나요",
+        "the ceiling collapsed in my apartment",
+        "작년에 기절한 적 있어요",
+    ],
+    "OVERDOSE": [
+        "약을 먹었는데 효과가 없어요",
+        "약을 다 먹었어요 처방전 다시 받아야 해요",
+        "my brother died of an overdose years ago",
+        "수면제 처방받았어요",
+    ],
+    "CHEST_PAIN": [
+        "가슴이 답답해요 스트레스 때문에",
+        "그 사람 생각하면 가슴이 아파요",
+        "you almost gave me a heart attack",
+        "작년에 가슴 통증으로 식은땀 흘린 적 있어요",
+    ],
+    "STROKE": [
+        "my grandmother had a stroke years ago",
+        "할머니가 예전에 중풍으로 쓰러지신 적 있어요",
+        "what a stroke of luck",
+        "발음이 이상하다고 친구가 놀려요",
+        "팔에 힘이 없어요 운동을 너무 해서",
+    ],
+    "BLEEDING": [
+        "예전에 흑변 본 적 있는데 괜찮아졌어요",
+        "코피가 계속 나요",
+        "피해가 많이 나요",
+        "혈변 검사 결과 나왔어요",
+    ],
+    "SUICIDE": [
+        "죽을 만큼 힘들었던 시험",
+        "배고파 죽겠어요",
+        "웃겨 죽겠네 ㅋㅋ",
+        "죽겠네 진짜 바빠서",
+        "I'm dying to see the contract",
+        "killing time before the hearing",
+        "we're killing it at work",
+        "drop dead gorgeous",
+        "아버지가 자살하셔서 상속 문제로 상담하고 싶어요",
+        "예전에 죽고 싶었던 적 있어요",
+        "이 소송 빨리 끝내고 싶어요",
+        "I drove 300 kms to get here",
+    ],
+    "SELF_HARM": [
+        "일하다가 다쳤어요 산재 되나요",
+        "I hurt myself at work, can I claim compensation?",
+        "I cut myself shaving",
+        "예전에 자해한 적 있어요",
+    ],
+    "STALKING": [
+        "스토킹 처벌법이 궁금해요",
+        "예전에 스토킹 당한 적 있어요",
+        "강아지가 계속 따라와요",
+        "전남친이 계속 연락해요",
+    ],
+}
+
+# Intake messages (and the issue's near-misses) that must fire no rule at all.
+NO_ALERT = [
+    "예전에 폭행당한 적 있어요",
+    "작년에 남편이 때려서 이혼하려고요",
+    "죽을 만큼 힘들었던 시험",
+    "배고파 죽겠어요",
+    "my grandmother had a stroke years ago",
+    "가슴이 답답해요 스트레스 때문에",
+    "예전에 흑변 본 적 있는데 괜찮아졌어요",
+    "the movie had a murder",
+    "집주인이 문자로 협박해요 보증금 안 준다고",
+    "사채업자가 전화로 협박해요",
+    "폭행 사건으로 고소당했어요",
+    "흉기 폭행 재판 중이에요",
+    "예전에 폭행당한 적 있어요 그때 일로 상담하고 싶어요",
+    "친구에게 500만원을 빌려줬는데 안 갚아요",
+    "보증금을 못 받았어요 집주인이 연락을 안 받아요",
+    "회사에서 월급을 3개월째 못 받고 있어요",
+    "이혼하고 싶어요",
+    "교통사고가 났는데 보험사가 연락이 없어요",
+    "음주운전으로 면허가 취소됐어요",
+    "I lent my friend 5 million won and he won't pay me back",
+    "my landlord is not responding to my messages",
+    "안녕하세요 상담 받고 싶어요",
+    "",
+    "   ",
+    "ㅠㅠ",
+    "😭😭",
+]
+
+FIRING = [(code, text) for code, texts in FIRES.items() for text in texts]
+MISSING = [(code, text) for code, texts in NEAR_MISSES.items() for text in texts]
+HANGUL = re.compile(r"[가-힣]")
+
+
+@pytest.fixture(scope="module")
+def safety(knowledge: Knowledge) -> SafetyCheck:
+    return SafetyCheck(knowledge.safety)
+
+
+def codes(safety: SafetyCheck, text: str) -> list[str]:
+    return [hit.code for hit in safety.check(text)]
+
+
+# --- every rule is covered ---------------------------------------------------------------------
+
+
+def test_every_rule_has_firing_and_near_miss_examples(knowledge: Knowledge) -> None:
+    """A rule added to safety.yaml without examples here fails this test."""
+    rule_codes = {rule.code for rule in knowledge.safety.rules}
+    assert set(FIRES) == rule_codes, "every rule needs firing examples in FIRES (and no others)"
+    assert set(NEAR_MISSES) == rule_codes, "every rule needs near-misses in NEAR_MISSES"
+    for code in rule_codes:
+        assert len(FIRES[code]) >= 4, code
+        assert len(NEAR_MISSES[code]) >= 3, code
+        assert any(HANGUL.search(t) for t in FIRES[code]), f"{code}: no Korean example"
+        assert any(not HANGUL.search(t) for t in FIRES[code]), f"{code}: no English example"
+
+
+@pytest.mark.parametrize(("code", "text"), FIRING, ids=[f"{c}:{t}" for c, t in FIRING])
+def test_fires(safety: SafetyCheck, code: str, text: str) -> None:
+    assert code in codes(safety, text)
+
+
+@pytest.mark.parametrize(("code", "text"), MISSING, ids=[f"{c}:{t}" for c, t in MISSING])
+def test_near_miss_does_not_fire(safety: SafetyCheck, code: str, text: str) -> None:
+    assert code not in codes(safety, text)
+
+
+@pytest.mark.parametrize("text", NO_ALERT)
+def test_intake_messages_raise_no_alert(safety: SafetyCheck, text: str) -> None:
+    assert safety.check(text) == []
+
+
+# --- how people write ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "죽고싶어요",
+        "죽고 싶 어요",
+        "죽고  싶어요!!!",
+        "죽.고.싶.어",
+        "죽고싶어ㅠㅠㅠ",
+        "죽고 싶어요 😭",
+        "죽고싶다",
+        "죽고 싶음",
+        "죽고잡다",  # Jeolla dialect
+        "죽고십어요",  # one-character typo
+        "I  WANT   TO KILL MYSELF",
+        "i wanna die",
+        "I don’t want to live any more",  # curly apostrophe
+        "ｉ ｗａｎｔ ｔｏ ｄｉｅ",  # full-width letters (NFKC)
+        "kill my self",
+    ],
+)
+def test_suicide_is_found_however_it_is_written(safety: SafetyCheck, text: str) -> None:
+    assert codes(safety, text) == ["SUICIDE"]
+
+
+def test_normalise_folds_width_case_apostrophes_and_spaces() -> None:
+    assert normalise("  I’M\tＯＫ  now \n\n next") == "i'm ok now\nnext"
+
+
+def test_a_guard_cancels_only_its_own_clause(safety: SafetyCheck) -> None:
+    assert codes(safety, "예전에 맞은 적 있어요") == []
+    assert "VIOLENCE_NOW" in codes(safety, "예전에 맞은 적 있는데 지금 또 때리고 있어요")
+    assert "VIOLENCE_NOW" in codes(safety, "he used to hit me, now he hits me every night")
+
+
+# --- urgency and the reply ----------------------------------------------------------------------
+
+
+def test_hits_come_most_urgent_first_once_per_code(
+    safety: SafetyCheck, knowledge: Knowledge
+) -> None:
+    order = [rule.code for rule in knowledge.safety.rules]
+    for _, text in FIRING:
+        found = codes(safety, text)
+        assert len(found) == len(set(found)), text
+        assert found == sorted(found, key=order.index), text
+    mixed = codes(safety, "남편이 칼 들고 있어요 죽고 싶어요 숨을 못 쉬겠어요")
+    assert mixed == ["WEAPON_THREAT", "BREATHING", "SUICIDE"]
+
+
+def first_number(text: str) -> str:
+    return re.search(r"(?<!\d)(112|119|1366|109|1388|1339)(?!\d)", text).group(1)
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+@pytest.mark.parametrize(("code", "text"), FIRING[::3], ids=[t for _, t in FIRING[::3]])
+def test_reply_leads_with_the_first_number_and_names_them_all(
+    safety: SafetyCheck, code: str, text: str, lang: str
+) -> None:
+    hits = safety.check(text)
+    reply = safety.reply(hits, lang)
+    assert first_number(reply) == hits[0].hotlines[0]
+    for hit in hits:
+        for number in hit.hotlines:
+            assert re.search(rf"(?<!\d){number}(?!\d)", reply), (number, reply)
+    assert bool(HANGUL.search(reply)) == (lang == "ko")
+
+
+@pytest.mark.parametrize(
+    ("text", "ko_first", "en_first"),
+    [
+        ("남편이 지금 칼을 들고 위협해요", "112", "112"),
+        ("너무 힘들어서 죽고 싶어요", "109", "109"),
+        ("I want to kill myself", "109", "109"),
+        ("가슴이 너무 아프고 식은땀이 나요", "119", "119"),
+    ],
+)
+def test_reply_numbers(safety: SafetyCheck, text: str, ko_first: str, en_first: str) -> None:
+    hits = safety.check(text)
+    assert first_number(safety.reply(hits, "ko")) == ko_first
+    assert first_number(safety.reply(hits, "en")) == en_first
+
+
+def test_danger_reply_names_112_text_and_1366(safety: SafetyCheck) -> None:
+    hits = safety.check("남편이 지금 때리고 있어요")
+    ko, en = safety.reply(hits, "ko"), safety.reply(hits, "en")
+    assert ko.index("112") < ko.index("1366") and "문자" in ko
+    assert en.index("112") < en.index("1366") and "text 112" in en
+
+
+def test_two_categories_one_message_with_the_further_number(safety: SafetyCheck) -> None:
+    hits = safety.check("남편이 칼 들고 있어요 죽고 싶어요")
+    reply = safety.reply(hits, "ko")
+    assert reply.startswith(safety.rules.replies["danger"].ko)
+    assert reply.count("109") == 1 and reply.count("112") >= 1
+    assert safety.reply([], "ko") == ""
+
+
+def test_staff_notice_has_codes_and_placeholders_but_no_words(safety: SafetyCheck) -> None:
+    hits = safety.check("너무 힘들어서 죽고 싶어요")
+    for lang in ("ko", "en"):
+        notice = safety.notice(hits, lang, chat=4242, when="2025-01-02 03:04")
+        assert "SUICIDE" in notice and "4242" in notice and "2025-01-02 03:04" in notice
+        assert "109" in notice and "힘들어서" not in notice
+
+
+def test_hit_is_a_small_frozen_value() -> None:
+    hit = SafetyHit("SUICIDE", "suicide", ("109", "119"))
+    with pytest.raises(AttributeError):
+        hit.code = "X"  # type: ignore[misc]
+
+
+# --- the file ------------------------------------------------------------------------------------
+
+
+def test_safety_file_validates(knowledge: Knowledge) -> None:
+    rules = knowledge.safety
+    assert {r.category for r in rules.rules} == {"danger", "suicide", "medical"}
+    assert [r.hotlines[0] for r in rules.rules if r.category == "suicide"] == ["109", "109"]
+    assert all(r.hotlines[0] == "119" for r in rules.rules if r.category == "medical")
+
+
+def broken_copy(tmp_path: Path, edit) -> Path:
+    for file in FILES:
+        shutil.copy(KNOWLEDGE_DIR / file, tmp_path / file)
+    data = yaml.safe_load((tmp_path / "safety.yaml").read_text(encoding="utf-8"))
+    edit(data)
+    (tmp_path / "safety.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), "utf-8")
+    return tmp_path
+
+
+def _rule(data: dict, code: str) -> dict:
+    return next(r for r in data["rules"] if r["code"] == code)
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (
+            lambda d: _rule(d, "SUICIDE")["when"].append(["no_such_term"]),
+            "rules.SUICIDE.when: unknown term 'no_such_term'",
+        ),
+        (
+            lambda d: _rule(d, "STALKING")["unless"].append("gossip"),
+            "rules.STALKING.unless: unknown guard 'gossip'",
+        ),
+        (lambda d: d["rules"][0].update(category="legal"), "rules.0.category"),
+        (lambda d: d["rules"][0].update(hotlines=["911"]), "rules.0.hotlines.0"),
+        (
+            lambda d: _rule(d, "SUICIDE").update(hotlines=["112", "109"]),
+            "rules.SUICIDE.hotlines: the reply for suicide must name 112",
+        ),
+        (lambda d: d["terms"]["now"].update(ko=["지금("]), "terms.now.ko"),
+        (lambda d: d["terms"]["now"].update(ko=["지금 당장"]), "has a space"),
+        (lambda d: d["rules"].append(dict(d["rules"][0])), "code appears twice"),
+        (lambda d: d["replies"].pop("medical"), "replies: missing medical"),
+        (lambda d: d["rules"][0].update(when=[]), "rules.0.when"),
+    ],
+)
+def test_broken_rule_names_file_and_field(tmp_path: Path, edit, expected: str) -> None:
+    with pytest.raises(KnowledgeError) as err:
+        load_knowledge(broken_copy(tmp_path, edit))
+    assert str(err.value).startswith("safety.yaml: ")
+    assert expected in str(err.value)
