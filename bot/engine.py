@@ -21,6 +21,7 @@ from langgraph.types import Command
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot import export, failpoints
+from bot.alerts import Notice, SafetyDesk
 from bot.config import Settings
 from db import repo
 from db.engine import (
@@ -31,6 +32,7 @@ from db.engine import (
 )
 from graphs.common.brain import Brain
 from graphs.common.context import Context
+from graphs.common.intents import read_intent
 from graphs.common.rules_brain import RulesBrain
 from graphs.common.text import detect_lang, get_kiwi, is_meaningless, valid_unicode
 from graphs.registry import GRAPHS, GraphSpec
@@ -108,6 +110,8 @@ class Reply:
     # confirmation, ...): the buttons of that question keep counting beside any new ones.
     keeps_question: bool = False
     refused: bool = False  # a button press that did not count
+    alerts: list[Any] = dc_field(default_factory=list)  # safety rules that fired on the input
+    notices: list[Notice] = dc_field(default_factory=list)  # messages for staff (ADMIN_IDS)
 
     def add(self, text: str, choices: list[dict[str, str]] | None = None) -> None:
         """Append a message."""
@@ -136,6 +140,7 @@ class Engine:
         self.kb = kb or KnowledgeBase(knowledge)
         self.spec: GraphSpec = GRAPHS[domain]
         self.graph = self.spec.build().compile(checkpointer=checkpointer)
+        self.safety = SafetyDesk(knowledge, settings.admins)
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     @classmethod
@@ -195,6 +200,9 @@ class Engine:
         async with self._locks[inbound.chat_id]:
             lang = await self._lang(inbound)
             reply = Reply(lang=lang)
+            reply.alerts = self.safety.check(self._said(inbound))
+            if reply.alerts:  # what to do now comes before anything else
+                reply.add(self.safety.reply(reply.alerts, lang))
             refusal = await self._press_refusal(inbound) if inbound.kind == "choice" else None
             if (
                 refusal is not None
@@ -210,6 +218,8 @@ class Engine:
                 await self._control_button(inbound, reply)
             else:
                 await self._turn(inbound, reply)
+            if reply.alerts:
+                await self._raise_alerts(inbound, reply)
             await self._offer(inbound, reply)
             log.info(
                 "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
@@ -221,6 +231,29 @@ class Engine:
                 len(reply.messages),
             )
             return reply
+
+    @staticmethod
+    def _said(inbound: Inbound) -> str:
+        """The person's own words in an input: a text, or a file's caption."""
+        if inbound.kind == "text":
+            return inbound.text
+        if inbound.kind == "file":
+            return str((inbound.file or {}).get("caption") or "")
+        return ""
+
+    async def _raise_alerts(self, inbound: Inbound, reply: Reply) -> None:
+        """Record the safety alerts of this input and queue the staff notices."""
+        latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
+        reply.notices += await self.safety.record(
+            self.records,
+            chat_id=inbound.chat_id,
+            chat_label=chat_tag(inbound.chat_id),
+            session_id=latest.id if latest else None,
+            input_id=inbound.input_id,
+            hits=reply.alerts,
+            at=inbound.at.astimezone(self.settings.zone),
+            lang=self.settings.intake_default_lang,
+        )
 
     # --- buttons ------------------------------------------------------------------------------
 
@@ -269,6 +302,9 @@ class Engine:
     async def _turn(self, inbound: Inbound, reply: Reply) -> None:
         """Feed one message to the chat's open intake (starting one if there is none)."""
         kn, lang = self.knowledge, reply.lang
+        if inbound.kind == "text" and read_intent(inbound.text, kn).kind == "forget":
+            self._ask_forget(reply)  # "제 정보 다 삭제해 주세요": the /forget confirmation
+            return
         session = await repo.open_session(engine=self.records, chat_id=inbound.chat_id)
         if session is None:
             latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
@@ -299,6 +335,13 @@ class Engine:
             # input is written once).
             self._prompt(snapshot.values, node, asked, reply)
             turn = self._history_row(snapshot.values.get("asking"), inbound, reply)
+            await self._write_records(session.id, snapshot.values, node, turn)
+            return
+        if reply.alerts and node in ("FACT_COLLECTION", "RE_QUESTION"):
+            # A message of danger is not an answer: the question waits, asked gently again.
+            reply.add(kn.message("safety_resume", lang))
+            self._prompt(snapshot.values, node, asked, reply)
+            turn = self._history_row(asked, inbound, reply)
             await self._write_records(session.id, snapshot.values, node, turn)
             return
         user_input = self._precheck(inbound, reply, node, asked)
@@ -357,11 +400,44 @@ class Engine:
         delivered again after a crash, gets the summary that crash kept from being sent."""
         reply.state, reply.progress = "COMPLETED", 100
         if not self._replays(values, inbound):
+            if inbound.kind == "text" and not reply.alerts:
+                if await self._amend(session_id, values, inbound, reply):
+                    return
+                reply.add(self.knowledge.message("amend_nothing", reply.lang))
+                return
             reply.add(self.knowledge.message("session_completed", reply.lang))
             return
         reply.messages += values.get("outbox", [])
         turn = self._history_row(values.get("asking"), inbound, reply)
         await self._write_records(session_id, values, "COMPLETED", turn)
+
+    async def _amend(
+        self, session_id: str, values: dict[str, Any], inbound: Inbound, reply: Reply
+    ) -> bool:
+        """A correction, addition or question after the summary; False when it was none."""
+        now = inbound.at.astimezone(self.settings.zone)
+        context = Context(
+            knowledge=self.knowledge, brain=self.brain, lang=reply.lang, now=now, kb=self.kb
+        )
+        amended = await self.spec.amend(context, values, inbound.text[:MAX_INPUT_CHARS])
+        if amended is None:
+            return False
+        updates, messages = amended
+        config = self._config(session_id)
+        # Written as the finishing node's output: the thread stays finished, with the change.
+        await self.graph.aupdate_state(
+            config, {**updates, "last_input_id": inbound.input_id}, as_node="COMPLETED"
+        )
+        reply.messages += messages
+        snapshot = await self.graph.aget_state(config)
+        turn = self._history_row(None, inbound, reply)
+        await self._write_records(session_id, snapshot.values, "COMPLETED", turn)
+        await self._prune_checkpoints(config)
+        if "summary" in updates:
+            log.info("chat=%s session=%s summary amended", chat_tag(inbound.chat_id), session_id)
+        else:  # a question back, answered or noted: the intake itself is done
+            reply.add(self.knowledge.message("session_completed", reply.lang))
+        return True
 
     async def _is_replay(self, inbound: Inbound) -> bool:
         """Whether the chat's latest intake consumed `inbound` already (a redelivery)."""
@@ -480,6 +556,8 @@ class Engine:
     ) -> None:
         """Write the records from the graph state; retried, and on failure logged (the checkpoint holds it)."""
         snapshot = self.spec.snapshot(self.knowledge, values, node)
+        if snapshot.get("summary"):
+            snapshot["summary"] = await self._with_alerts(session_id, snapshot["summary"])
         for attempt, pause in enumerate((*RECORD_RETRIES, None), start=1):
             try:
                 await repo.sync_case(
@@ -499,6 +577,25 @@ class Engine:
                     "session=%s records write failed (%s), retrying", session_id, type(exc).__name__
                 )
                 await asyncio.sleep(pause)
+
+    async def _with_alerts(self, session_id: str, summary: dict[str, Any]) -> dict[str, Any]:
+        """The staff summary with the session's safety alerts at its top."""
+        alerts = (await repo.alerts_for(engine=self.records, session_ids=[session_id])).get(
+            session_id, []
+        )
+        if not alerts:
+            return summary
+        lang = summary["structured"].get("language", self.settings.intake_default_lang)
+        zone = self.settings.zone
+        listed = ", ".join(
+            f"{a['code']} {datetime.fromisoformat(a['at']).replace(tzinfo=UTC).astimezone(zone):%m-%d %H:%M}"
+            for a in alerts
+        )
+        header = f"{self.knowledge.message('summary_risk', lang)}: {listed}"
+        return {
+            "text": f"{header}\n{summary['text']}",
+            "structured": {**summary["structured"], "alerts": alerts},
+        }
 
     # --- helpers ------------------------------------------------------------------------------
 
@@ -595,26 +692,36 @@ class Engine:
             else:
                 await self._start_new(inbound, reply)
         elif name == "new":
-            reply.add(kn.message("restarted", lang))
-            await self._start_new(inbound, reply)
-        elif name == "cancel":
-            if session is not None:
-                await repo.close_session(
-                    engine=self.records, session_id=session.id, status="cancelled"
+            if session is not None and values.get("description"):
+                # Something was told already: ask before setting it aside.
+                snap = self.spec.snapshot(kn, values, where[0] or "INIT")
+                reply.add(
+                    kn.message("new_confirm", lang, percent=round(100 * snap["completion_rate"])),
+                    [
+                        {"label": kn.message("btn_new_confirm", lang), "data": "cmd:restart"},
+                        {"label": kn.message("btn_new_keep", lang), "data": "cmd:continue"},
+                    ],
                 )
-                log.info("chat=%s session=%s cancelled", chat_tag(chat_id), session.id)
-            reply.add(kn.message("cancelled", lang))
-        elif name == "forget":
-            reply.keeps_question = True
+                reply.state, reply.keeps_question = where[0], True
+            else:
+                reply.add(kn.message("restarted", lang))
+                await self._start_new(inbound, reply)
+        elif name == "cancel":
+            if session is None:
+                reply.add(kn.message("nothing_to_cancel", lang))
+                return
+            await repo.close_session(engine=self.records, session_id=session.id, status="cancelled")
+            log.info("chat=%s session=%s cancelled", chat_tag(chat_id), session.id)
             reply.add(
-                kn.message("forget_confirm", lang),
-                [
-                    {"label": kn.message("btn_forget", lang), "data": "cmd:forget"},
-                    {"label": kn.message("btn_keep", lang), "data": "cmd:keep"},
-                ],
+                kn.message("cancelled_undo", lang),
+                [{"label": kn.message("btn_undo_cancel", lang), "data": "cmd:undo_cancel"}],
             )
+        elif name == "forget":
+            self._ask_forget(reply)
         elif name == "help":
             reply.add(kn.message("help", lang))
+            if inbound.user_id is not None and inbound.user_id in self.settings.admins:
+                reply.add(kn.message("help_staff", lang))
             self._prompt(values, *where, reply)
         elif name == "status":
             reply.add(
@@ -625,7 +732,7 @@ class Engine:
             self._prompt(values, *where, reply)
         elif name == "summary":
             reply.keeps_question = True
-            await self._summary(chat_id, reply)
+            await self._summary(chat_id, reply, values, where)
         elif name == "lang":
             choice = inbound.args[0].lower() if inbound.args else ""
             if choice in ("ko", "en"):
@@ -642,6 +749,18 @@ class Engine:
         else:
             reply.add(kn.message("unknown_command", lang))
             self._prompt(values, *where, reply)
+
+    def _ask_forget(self, reply: Reply) -> None:
+        """Ask before deleting everything; the question waiting stays (its buttons count)."""
+        kn, lang = self.knowledge, reply.lang
+        reply.keeps_question = True
+        reply.add(
+            kn.message("forget_confirm", lang),
+            [
+                {"label": kn.message("btn_forget", lang), "data": "cmd:forget"},
+                {"label": kn.message("btn_keep", lang), "data": "cmd:keep"},
+            ],
+        )
 
     async def _control_button(self, inbound: Inbound, reply: Reply) -> None:
         """Buttons that steer the conversation: continue / start over / language."""
@@ -660,6 +779,8 @@ class Engine:
         elif inbound.data == "cmd:keep":
             reply.add(kn.message("forget_kept", reply.lang))
             self._prompt(values, *where, reply)
+        elif inbound.data == "cmd:undo_cancel":
+            await self._undo_cancel(inbound.chat_id, reply)
         else:
             reply.add(kn.message("stale_button", reply.lang))
             self._prompt(values, *where, reply)
@@ -691,9 +812,38 @@ class Engine:
         reply.add(self.knowledge.message("lang_set", lang))
         self._prompt(values, *where, reply)
 
-    async def _summary(self, chat_id: int, reply: Reply) -> None:
-        """/summary: the latest session's summary, or where it stands."""
+    async def _undo_cancel(self, chat_id: int, reply: Reply) -> None:
+        """The undo button of /cancel: the cancelled intake is open again, at its question."""
         kn, lang = self.knowledge, reply.lang
+        latest = await repo.latest_session(engine=self.records, chat_id=chat_id)
+        if latest is None or not await repo.reopen_session(
+            engine=self.records, session_id=latest.id
+        ):
+            reply.add(kn.message("cancel_undo_gone", lang))
+            return
+        log.info("chat=%s session=%s cancel undone", chat_tag(chat_id), latest.id)
+        reply.add(kn.message("cancel_undone", lang))
+        _, values, where = await self._current(chat_id)
+        self._prompt(values, *where, reply)
+
+    async def _summary(
+        self,
+        chat_id: int,
+        reply: Reply,
+        values: dict[str, Any],
+        where: tuple[str | None, str | None],
+    ) -> None:
+        """/summary: the draft of the open intake, else the latest summary, else where it stands."""
+        kn, lang = self.knowledge, reply.lang
+        draft = self.spec.draft_text(self.kb, values, lang) if values else None
+        if draft is not None:
+            snap = self.spec.snapshot(kn, values, where[0] or "INIT")
+            reply.add(
+                kn.message("summary_draft", lang, percent=round(100 * snap["completion_rate"]))
+            )
+            reply.add(draft)
+            reply.state, reply.field = where
+            return
         latest = await repo.latest_session(engine=self.records, chat_id=chat_id)
         summary = (
             await repo.get_summary(engine=self.records, session_id=latest.id) if latest else None
@@ -718,21 +868,27 @@ class Engine:
             if not sessions:
                 reply.add(kn.message("sessions_none", lang))
                 return
+            alerts = await repo.alerts_for(
+                engine=self.records, session_ids=[s.id for s in sessions]
+            )
+            # Safety alerts first, then the rest by their last activity.
+            sessions.sort(key=lambda s: not alerts.get(s.id))
             lines = [kn.message("sessions_header", lang, count=len(sessions))]
             for s in sessions[:50]:
                 record = await repo.case_record(engine=self.records, session=s)
                 case = record["sub_case_type"] or "-"
-                lines.append(
-                    kn.message(
-                        "sessions_line",
-                        lang,
-                        chat=s.chat_id,
-                        case=case,
-                        percent=round(100 * s.completion_rate),
-                        state=s.current_state,
-                        updated=s.updated_at.strftime("%Y-%m-%d %H:%M"),
-                    )
+                line = kn.message(
+                    "sessions_line",
+                    lang,
+                    chat=s.chat_id,
+                    case=case,
+                    percent=round(100 * s.completion_rate),
+                    state=s.current_state,
+                    updated=s.updated_at.strftime("%Y-%m-%d %H:%M"),
                 )
+                if alerts.get(s.id):
+                    line += f" | {kn.message('sessions_risk', lang)}"
+                lines.append(line)
             reply.add("\n".join(lines))
             return
         args = [a.lower() for a in inbound.args]

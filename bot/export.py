@@ -18,7 +18,9 @@ EXPORT_KEYS = (
     "status",
     "case_type",
     "sub_case_type",
+    "alerts",
     "facts",
+    "facts_detail",
     "missing_fields",
     "summary_text",
     "structured",
@@ -28,15 +30,20 @@ EXPORT_KEYS = (
 
 
 async def collect(*, engine: AsyncEngine, include_open: bool) -> list[dict[str, Any]]:
-    """Completed intakes (and open ones with their missing fields when `include_open`)."""
-    statuses = ["completed", "open"] if include_open else ["completed"]
+    """Completed intakes (and open and cancelled ones, with their missing fields, when
+    `include_open`)."""
+    statuses = ["completed", "open", "cancelled"] if include_open else ["completed"]
     sessions = await repo.list_sessions(engine=engine, statuses=statuses)
+    alerts = await repo.alerts_for(engine=engine, session_ids=[s.id for s in sessions])
     rows = []
     for session in sessions:
         record = await repo.case_record(engine=engine, session=session)
+        record["alerts"] = alerts.get(session.id, [])
         rows.append(
             {key: record[key] for key in EXPORT_KEYS} | {"evidence_files": record["evidence_files"]}
         )
+    # Sessions with a safety alert first: staff look at them before anything else.
+    rows.sort(key=lambda row: not row["alerts"])
     return rows
 
 
@@ -64,6 +71,9 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
                 f"- session: `{row['session_id']}`  created: {row['created_at']}"
                 f"  completed: {row['completed_at'] or '-'}"
             )
+            if row["alerts"]:
+                codes = ", ".join(f"{a['code']} ({a['at'][:16]})" for a in row["alerts"])
+                parts.append(f"- ⚠️ safety alerts: {codes}")
             if row["missing_fields"]:
                 parts.append(f"- missing: {', '.join(row['missing_fields'])}")
             parts.append("")

@@ -291,8 +291,18 @@ async def _run(update: Update, context: ContextTypes.DEFAULT_TYPE, inbound: Inbo
     await context.bot.send_chat_action(chat_id=inbound.chat_id, action=ChatAction.TYPING)
     reply = await _engine(context).handle(inbound)
     await send_reply(context.bot, inbound.chat_id, reply)
+    await notify_staff(context.bot, reply)
     failpoints.reach("after_reply")
     return reply
+
+
+async def notify_staff(bot: Any, reply: Reply) -> None:
+    """Deliver the reply's staff notices (safety alerts); a failed one is logged, not raised."""
+    for notice in reply.notices:
+        try:
+            await bot.send_message(chat_id=notice.chat_id, text=notice.text)
+        except TelegramError as exc:
+            log.error("staff notice not delivered (%s)", type(exc).__name__)
 
 
 async def mark_processed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

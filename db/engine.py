@@ -26,6 +26,7 @@ BUSY_TIMEOUT_MS = 5000
 ADDED_COLUMNS = {
     "inboxupdate": [("failure", "VARCHAR")],
     "chatturn": [("input_id", "VARCHAR")],
+    "casefact": [("quote", "VARCHAR"), ("said_at", "VARCHAR"), ("confirmed", "BOOLEAN")],
 }
 WAL_TRUNCATE_TRIES = (0.05, 0.1, 0.2, 0.5)  # pauses while a reader keeps the log busy
 

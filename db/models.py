@@ -50,6 +50,11 @@ class CaseFact(SQLModel, table=True):
     key: str
     value_json: str  # JSON of the normalised value (null when unknown)
     status: str = "answered"  # answered | unknown
+    # Provenance: the person's own words the value was read from, when they were said, and
+    # whether the person confirmed the reading (a button, or a yes to "…, 맞나요?").
+    quote: str | None = None
+    said_at: str | None = None  # ISO time of the message
+    confirmed: bool | None = None
     updated_at: datetime = Field(default_factory=utcnow)
 
 
@@ -148,6 +153,21 @@ class ChatOffer(SQLModel, table=True):
     user_id: int | None = None
     choices_json: str = "[]"  # the callback data of every button offered
     offered_at: datetime = Field(default_factory=utcnow)
+
+
+class SafetyAlert(SQLModel, table=True):
+    """A safety rule that fired on a message: what, when, which message; staff were notified.
+
+    The text itself is not copied here (the conversation history holds it for staff).
+    """
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(index=True)
+    session_id: str | None = Field(default=None, index=True)
+    code: str  # rule code in knowledge/safety.yaml, e.g. SUICIDE
+    category: str  # danger | suicide | medical
+    input_id: str | None = None  # the update it fired on
+    at: datetime = Field(default_factory=utcnow)
 
 
 class ChatPreference(SQLModel, table=True):

@@ -29,6 +29,7 @@ from db.models import (
     ChatSession,
     ChatTurn,
     InboxUpdate,
+    SafetyAlert,
     StateTransition,
     utcnow,
 )
@@ -262,6 +263,72 @@ async def close_session(*, engine: AsyncEngine, session_id: str, status: str) ->
         await db.commit()
 
 
+async def reopen_session(*, engine: AsyncEngine, session_id: str) -> bool:
+    """Undo a cancel: the cancelled session is open again. False if it was not cancelled."""
+    async with _writing(engine) as db:
+        session = await db.get(ChatSession, session_id)
+        if session is None or session.status != "cancelled":
+            return False
+        session.status, session.ended_at, session.updated_at = "open", None, utcnow()
+        db.add(session)
+        await db.commit()
+    return True
+
+
+async def add_alerts(
+    *,
+    engine: AsyncEngine,
+    chat_id: int,
+    session_id: str | None,
+    input_id: str | None,
+    alerts: list[tuple[str, str]],
+) -> bool:
+    """Record the safety rules (code, category) that fired on one message of the chat.
+
+    False, writing nothing, when that message (by its input id) was recorded already.
+    """
+    async with _writing(engine) as db:
+        if input_id is not None:
+            seen = await db.exec(
+                select(SafetyAlert.id).where(
+                    SafetyAlert.chat_id == chat_id, SafetyAlert.input_id == input_id
+                )
+            )
+            if seen.first() is not None:
+                return False
+        for code, category in alerts:
+            db.add(
+                SafetyAlert(
+                    chat_id=chat_id,
+                    session_id=session_id,
+                    code=code,
+                    category=category,
+                    input_id=input_id,
+                )
+            )
+        await db.commit()
+    return True
+
+
+async def alerts_for(*, engine: AsyncEngine, session_ids: Iterable[str]) -> dict[str, list[dict]]:
+    """The safety alerts of each session (code, category, ISO time), oldest first."""
+    ids = list(session_ids)
+    if not ids:
+        return {}
+    async with AsyncSession(engine) as db:
+        rows = await db.exec(
+            select(SafetyAlert)
+            .where(col(SafetyAlert.session_id).in_(ids))
+            .order_by(col(SafetyAlert.at))
+        )
+        found: dict[str, list[dict]] = {}
+        for alert in rows.all():
+            found.setdefault(alert.session_id or "", []).append(
+                {"code": alert.code, "category": alert.category, "at": alert.at.isoformat()}
+            )
+        return found
+
+
 async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
     """Delete everything recorded for a chat (sessions and their records, inbox, preference).
 
@@ -276,6 +343,7 @@ async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
                 await db.exec(delete(table).where(col(table.session_id).in_(ids)))
             await db.exec(delete(ChatSession).where(col(ChatSession.id).in_(ids)))
         await db.exec(delete(InboxUpdate).where(col(InboxUpdate.chat_id) == chat_id))
+        await db.exec(delete(SafetyAlert).where(col(SafetyAlert.chat_id) == chat_id))
         await db.exec(delete(ChatPreference).where(col(ChatPreference.chat_id) == chat_id))
         await db.exec(delete(ChatOffer).where(col(ChatOffer.chat_id) == chat_id))
         await db.commit()
@@ -351,12 +419,16 @@ async def sync_case(
         facts: dict[str, Any] = snapshot.get("facts") or {}
         unknown = set(snapshot.get("unknown") or [])
         if facts:
+            detail = snapshot.get("facts_detail") or {}
             rows = [
                 {
                     "session_id": session_id,
                     "key": key,
                     "value_json": _dumps(value),
                     "status": "unknown" if key in unknown else "answered",
+                    "quote": (detail.get(key) or {}).get("quote"),
+                    "said_at": (detail.get(key) or {}).get("at"),
+                    "confirmed": (detail.get(key) or {}).get("confirmed"),
                     "updated_at": now,
                 }
                 for key, value in facts.items()
@@ -368,10 +440,15 @@ async def sync_case(
                     set_={
                         "value_json": stmt.excluded.value_json,
                         "status": stmt.excluded.status,
+                        "quote": stmt.excluded.quote,
+                        "said_at": stmt.excluded.said_at,
+                        "confirmed": stmt.excluded.confirmed,
                         "updated_at": stmt.excluded.updated_at,
                     },
                     where=(CaseFact.value_json != stmt.excluded.value_json)
-                    | (CaseFact.status != stmt.excluded.status),
+                    | (CaseFact.status != stmt.excluded.status)
+                    | (CaseFact.quote.is_distinct_from(stmt.excluded.quote))
+                    | (CaseFact.confirmed.is_distinct_from(stmt.excluded.confirmed)),
                 )
             )
         await db.exec(
@@ -480,6 +557,15 @@ async def case_record(*, engine: AsyncEngine, session: ChatSession) -> dict[str,
         "case_type": case.case_type if case else None,
         "sub_case_type": case.sub_case_type if case else None,
         "facts": {f.key: json.loads(f.value_json) for f in facts},
+        "facts_detail": {
+            f.key: {
+                "value": json.loads(f.value_json),
+                "quote": f.quote,
+                "said_at": f.said_at,
+                "confirmed": bool(f.confirmed),
+            }
+            for f in facts
+        },
         "missing_fields": sorted(m.key for m in missing),
         "evidence_files": [
             {"kind": e.kind, "file_id": e.file_id, "file_name": e.file_name, "caption": e.caption}

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from langgraph.graph import StateGraph
 
+from graphs.legal import amend as legal_amend
 from graphs.legal import graph as legal_graph
 from graphs.legal import records as legal_records
+from knowledge.kb import KnowledgeBase
 from knowledge.loader import Knowledge
 
 
@@ -24,6 +26,9 @@ class GraphSpec:
     current_prompt: Callable[
         [Knowledge, dict[str, Any], str, str | None, str], dict[str, Any] | None
     ]
+    draft_text: Callable[[KnowledgeBase, dict[str, Any], str], str | None]
+    # A message to a finished intake: (state updates, replies), or None when it changes nothing.
+    amend: Callable[[Any, dict[str, Any], str], Awaitable[tuple[dict[str, Any], list] | None]]
 
 
 GRAPHS: dict[str, GraphSpec] = {
@@ -33,5 +38,7 @@ GRAPHS: dict[str, GraphSpec] = {
         snapshot=legal_records.case_snapshot,
         status_text=legal_records.status_text,
         current_prompt=legal_records.current_prompt,
+        draft_text=legal_records.draft_text,
+        amend=legal_amend.amend,
     ),
 }

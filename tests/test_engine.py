@@ -29,7 +29,9 @@ EXPORT_KEYS = [
     "status",
     "case_type",
     "sub_case_type",
+    "alerts",
     "facts",
+    "facts_detail",
     "missing_fields",
     "summary_text",
     "structured",
@@ -206,11 +208,13 @@ async def test_admin_commands_are_refused_to_others_and_export_for_admins(
 
 
 async def test_summary_and_cancel_commands(engine: Engine, knowledge) -> None:
-    await start_loan(engine)
     not_yet = await engine.handle(command("summary"))
     assert joined(not_yet) == knowledge.message("no_summary_yet", "ko")
+    await start_loan(engine)
+    draft = await engine.handle(command("summary"))
+    assert "3,000,000" in joined(draft)
     cancelled = await engine.handle(command("cancel"))
-    assert joined(cancelled) == knowledge.message("cancelled", "ko")
+    assert joined(cancelled) == knowledge.message("cancelled_undo", "ko")
     fresh = await engine.handle(text("회사에서 퇴직금을 안 줘요"))
     assert fresh.state in ("FACT_COLLECTION", "CONFIRM_CASE_TYPE")
 
@@ -260,7 +264,7 @@ async def test_a_finished_intake_whose_records_failed_is_repaired_not_restarted(
     assert facts["amount"] == 3_000_000 and facts["evidence"] is False
     assert await repo.get_summary(engine=engine.records, session_id=session.id) is not None
     again = await engine.handle(text("감사합니다", minutes=31))  # now the ordinary path
-    assert knowledge.message("session_completed", "ko") in joined(again)
+    assert knowledge.message("amend_nothing", "ko") in joined(again)
 
 
 async def test_finished_thread_keeps_only_its_last_checkpoint(engine: Engine, knowledge) -> None:
@@ -390,7 +394,7 @@ async def test_json_export_row_has_every_column_of_a_completed_intake(
         "amount": 3_000_000,
         "incident_date": "2025-03",
         "repayment_date": "2026-06",
-        "counterparty": "친구 김철수",
+        "counterparty": "김철수",
         "counterparty_type": "acquaintance",
         "evidence": False,
     }
@@ -454,7 +458,9 @@ async def test_new_during_an_intake_starts_a_fresh_one(engine: Engine, knowledge
     await start_loan(engine)
     [old] = await sessions_of(engine)
 
-    fresh = await engine.handle(command("new"))
+    asked = await engine.handle(command("new"))
+    assert "cmd:restart" in [c["data"] for m in asked.messages for c in m["choices"]]
+    fresh = await engine.handle(choice("cmd:restart"))
 
     assert joined(fresh).startswith(knowledge.message("restarted", "ko"))
     assert knowledge.message("privacy_notice", "ko") in joined(fresh)
@@ -471,9 +477,9 @@ async def test_new_during_an_intake_starts_a_fresh_one(engine: Engine, knowledge
     assert "amount" not in facts and "counterparty" not in facts  # nothing of the loan
     assert "월급" in facts["action_description"]
     assert (await session_facts(engine, old.id))["amount"] == 3_000_000  # kept, not moved
-    # The cancelled intake is in no export; the new open one is.
+    # Both are in the export with `all`: the new one open, the dropped one cancelled.
     rows = json.loads(await export(engine, "json", "all"))
-    assert [r["session_id"] for r in rows] == [new_id]
+    assert {r["session_id"]: r["status"] for r in rows} == {new_id: "open", old.id: "cancelled"}
 
 
 async def test_sqlite_files_use_wal_and_a_busy_timeout(engine: Engine, settings) -> None:

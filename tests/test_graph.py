@@ -155,7 +155,7 @@ async def test_invalid_answers_are_reasked_twice_then_recorded_unknown(
     assert knowledge.message("invalid_amount_nonpositive", "ko") in texts(bad)
     bad2 = await driver.send("음...")
     assert bad2["state"] == "RE_QUESTION"
-    moved_on = await driver.send("ㅋㅋㅋ")
+    moved_on = await driver.send("흠...")
     values = await driver.values()
     assert "amount" in values["unknown"]
     assert "amount" not in values["facts"]

@@ -356,7 +356,7 @@ async def test_the_answer_that_finished_an_intake_delivered_again_gets_the_summa
             assert knowledge.message("session_completed", "ko") not in joined(again)
         assert [t.input_id for t in await turns_of(engine)] == ["1", "2", "3"]
         other = await engine.handle(text("감사합니다", input_id="4", minutes=5))
-        assert joined(other) == knowledge.message("session_completed", "ko")
+        assert joined(other) == knowledge.message("amend_nothing", "ko")
     finally:
         await engine.close()
 

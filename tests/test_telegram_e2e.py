@@ -545,3 +545,21 @@ async def test_in_a_group_the_bot_points_to_a_private_chat_and_takes_no_intake(
     with sqlite3.connect(data / "records.db") as conn:
         chats = [r[0] for r in conn.execute("select chat_id from chatsession")]
     assert chats == [CHAT]  # nothing of the group's words became an intake
+
+
+@pytest.mark.slow
+async def test_danger_gets_the_numbers_first_and_staff_a_telegram_notice(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
+    bot = Bot(fake, tmp_path / "data")
+    await bot.start()
+    try:
+        fake.push_text(CHAT, "남편이 지금 칼을 들고 위협해요 무서워요")
+        first = await wait_text(fake, CHAT, "112")
+        assert fake.messages(CHAT)[0] is first  # before the greeting and anything else
+        notice = await wait_text(fake, ADMIN, "112")
+        assert str(CHAT) in notice["text"] and "칼" not in notice["text"]
+        # The intake goes on after the safety reply, in the same chat.
+        await fake.wait_for(lambda: len(fake.messages(CHAT)) >= 3, 20, what="the intake")
+    finally:
+        await bot.stop()

@@ -7,14 +7,19 @@ engine after the graph returns.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from graphs.common.context import Context
-from graphs.common.text import is_meaningless
+from graphs.common.intents import answer_question, read_intent
+from graphs.common.normalize import parse_yes_no
+from graphs.common.story import split_counterparty
+from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import prompts
+from graphs.legal import story as told_story
 from graphs.legal.fields import next_field, percent, progress
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
@@ -52,7 +57,7 @@ def _text(answer: dict[str, Any] | None) -> str:
     return (answer or {}).get("text", "").strip() if (answer or {}).get("kind") == "text" else ""
 
 
-def _merge(
+def merge_facts(
     facts: dict[str, Any], found: dict[str, Any], corrections: list[dict[str, Any]]
 ) -> list[tuple[str, Any, Any]]:
     """Store found facts (latest statement wins); return the (field, old, new) changes."""
@@ -78,6 +83,13 @@ async def greet_user(state: LegalState, runtime: Runtime[Context]) -> dict[str, 
     greeting = text.lower().strip(" !.?~") in {
         g.lower() for gs in kn.lexicon.greetings.values() for g in gs
     }
+    intent = read_intent(text, kn) if text else None
+    if intent is not None and intent.kind in ("out_of_scope", "small_talk", "spam", "thanks"):
+        talk = converse(kn, "", text, lang, state) or ([], [])
+        outbox += talk[0]
+        outbox.append(prompts.say(kn, lang, "ask_description"))
+        reply = interrupt(waiting(kn, state, outbox, "INIT"))
+        return {**received(reply), "outbox": [], "greeted": True}
     if text and not is_meaningless(text) and not greeting:
         return {
             "description": text[:MAX_DESCRIPTION],
@@ -116,21 +128,32 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         description, sub_type=sub_type, asked=None, now=ctx.now
     )
     facts = dict(state.get("facts", {}))
-    facts["action_description"] = description[:500]
     found = {k: v for k, v in extraction.facts.items() if k in kn.k2.fields}
+    found = split_party(kn, found, description, facts)
     facts.update(found)
+    story = state.get("story", [])
+    facts["action_description"] = told_story.account(description, story)
+    details, _ = told_story.with_details(kn, state.get("details", []), description)
     main_label, sub_label = prompts.case_labels(kn, sub_type, lang)
     outbox = list(state.get("outbox", []))
+    emotions = [*state.get("emotions", []), *extraction.emotions]
+    outbox += _empathy(kn, lang, state.get("emotions", []), emotions, sub_type)
     outbox.append(prompts.say(kn, lang, "classified", case_label=main_label, sub_label=sub_label))
     if found:
         listed = prompts.describe_facts(kn, sub_type, found, lang)
         outbox.append(prompts.say(kn, lang, "already_given", facts=listed))
+    at = ctx.now.isoformat()
     return {
         "case_type": kn.k1.sub_type(sub_type)[0].code,
         "sub_type": sub_type,
         "confidence": confidence,
         "facts": facts,
-        "emotions": [*state.get("emotions", []), *extraction.emotions],
+        "provenance": told_story.noted(
+            state.get("provenance", {}), list(found), quote=description, at=at, confirmed=False
+        ),
+        "approx": sorted(set(state.get("approx", [])) | _approx(extraction, found)),
+        "details": details,
+        "emotions": emotions,
         "outbox": outbox,
     }
 
@@ -155,6 +178,9 @@ async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dic
         return {**seen, "browse": None, "candidates": [], "outbox": []}
     if data.startswith("ct:") and data[3:] in prompts.MAIN_TYPES:
         return {**seen, "browse": data[3:], "outbox": []}
+    talk = converse(kn, "", text, lang, state) if text else None
+    if talk is not None and read_intent(text, kn).kind != "question":
+        return {**seen, "outbox": talk[0]}  # out of scope or small talk: said so, picker stays
     if text and not is_meaningless(text):
         description = f"{state['description']}\n{text}"[:MAX_DESCRIPTION]
         return {
@@ -175,11 +201,21 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
     ctx = runtime.context
     kn, lang = ctx.knowledge, ctx.lang
     sub_type, facts = state["sub_type"], state.get("facts", {})
-    key = next_field(kn.k2, sub_type, facts, state.get("unknown", []))
+    pending = state.get("pending")
+    key = (
+        pending["field"]
+        if pending
+        else next_field(kn.k2, sub_type, facts, state.get("unknown", []))
+    )
     if key is None:
         return {"asking": None, "answer": None}
     spec = ctx.knowledge_base.question(sub_type, key)
-    outbox = [*state.get("outbox", []), prompts.question_for(kn, spec, state, key, lang)]
+    ask = (
+        prompts.confirm_question(kn, sub_type, pending, lang)
+        if pending
+        else prompts.question_for(kn, spec, state, key, lang)
+    )
+    outbox = [*state.get("outbox", []), ask]
     reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
     return {**received(reply), "asking": key, "outbox": []}
 
@@ -191,11 +227,32 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
     sub_type, key, answer = state["sub_type"], state["asking"], state.get("answer") or {}
     facts, unknown = dict(state.get("facts", {})), list(state.get("unknown", []))
     corrections, outbox = list(state.get("corrections", [])), list(state.get("outbox", []))
+    provenance, at = dict(state.get("provenance", {})), ctx.now.isoformat()
     update: dict[str, Any] = {"answer": None, "invalid": None}
     if answer.get("kind") == "file":
         return {**update, **_record_file(state, answer["file"], key, facts, outbox, ctx)}
-    value, reason, said_unknown, restated_note = None, None, False, None
-    picked = list(state.get("picked", []))
+    pending = state.get("pending")
+    if pending is not None:
+        verdict = _verdict(kn, answer, key, lang)
+        if verdict is not None:  # the person confirmed (or not) what was read
+            update["pending"] = None
+            if verdict:
+                merge_facts(facts, {key: pending["value"]}, corrections)
+                provenance = told_story.noted(
+                    provenance, [key], quote=pending["quote"], at=at, confirmed=True
+                )
+            else:
+                outbox.append(prompts.say(kn, lang, "confirm_denied"))
+            return {
+                **update,
+                "facts": facts,
+                "corrections": corrections,
+                "provenance": provenance,
+                "outbox": outbox,
+            }
+        update["pending"] = None  # something else was said: read it as a fresh answer
+    value, reason, said_unknown, restated_note, aside = None, None, False, None, False
+    picked, text, quote, approx = list(state.get("picked", [])), "", "", set()
     if answer.get("kind") == "choice":
         data = answer.get("data", "")
         value, reason, said_unknown, picking = _pressed(kn, sub_type, key, data, picked)
@@ -203,13 +260,15 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
             return {**update, "outbox": [*outbox, prompts.say(kn, lang, "stale_button")]}
         if picking is not None:  # an option of a multi-choice field: ask for more or "done"
             return {**update, "picked": picking}
+        quote = _pressed_label(kn, sub_type, key, data, lang)
     else:
-        ex = await ctx.brain.extract_facts(
-            answer.get("text", ""), sub_type=sub_type, asked=key, now=ctx.now
-        )
+        text = answer.get("text", "")
+        quote = text
+        ex = await ctx.brain.extract_facts(text, sub_type=sub_type, asked=key, now=ctx.now)
         other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
+        other = split_party(kn, other, text, facts)
         restated = {k: v for k, v in other.items() if k in facts and facts[k] == v}
-        for field, old, new in _merge(facts, other, corrections):
+        for field, old, new in merge_facts(facts, other, corrections):
             spec = kn.k2.field(sub_type, field)
             old_s, new_s = (
                 prompts.format_value(kn, spec, old, lang),
@@ -220,44 +279,202 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
                     kn, lang, "correction_applied", field=spec.label.get(lang), old=old_s, new=new_s
                 )
             )
-        update["emotions"] = [*state.get("emotions", []), *ex.emotions]
+        fresh = [k for k in other if k not in restated]
+        provenance = told_story.noted(provenance, fresh, quote=text, at=at, confirmed=False)
+        approx = _approx(ex, other)
+        details, new_details = told_story.with_details(kn, state.get("details", []), text)
+        story = told_story.told(
+            state.get("story", []), text, at=at, carries=bool(fresh or new_details)
+        )
+        facts["action_description"] = told_story.account(state.get("description", ""), story)
+        emotions = [*state.get("emotions", []), *ex.emotions]
+        outbox += _empathy(kn, lang, state.get("emotions", []), emotions, None)
+        update.update(emotions=emotions, details=details, story=story)
         value, reason, said_unknown = ex.answer, ex.invalid, ex.unknown
         if ex.correction and other and kn.k2.field(sub_type, key).kind == "text":
             value, reason = None, None  # a correction of another fact, not an answer to this one
+        if value is not None and key == "counterparty":
+            value = split_party(kn, {key: value}, text, facts).get(key, value)
+            if "counterparty_type" in facts and "counterparty_type" not in state.get("facts", {}):
+                provenance = told_story.noted(
+                    provenance, ["counterparty_type"], quote=text, at=at, confirmed=False
+                )
+        if value is None and not said_unknown:
+            talk = converse(kn, sub_type, text, lang, state)
+            if talk is not None:  # a question back, small talk, out of scope: not a wrong answer
+                messages, questions = talk
+                outbox += messages
+                update["questions"] = questions
+                aside = True
         if value is None and not said_unknown and other and reason in ANSWERED_ELSEWHERE:
             # The message told something else, not this: kept (or corrected) above; this field
             # is asked again and the miss counts, so restating or correcting cannot loop.
             reason = "elsewhere"
             if restated == other:  # nothing new at all: say it is already written down
                 restated_note = _already_recorded(kn, sub_type, restated, lang)
+        if key in ex.facts or value is not None:
+            approx |= _approx(ex, {key: value})
     label = kn.k2.field(sub_type, key).label.get(lang)
     if value is not None and picked and isinstance(value, list):
         value = [*picked, *(v for v in value if v not in picked)]  # typed kinds join the picks
     if value is not None or said_unknown:
         update["picked"] = []
+    if value is not None and answer.get("kind") == "text" and _unsure(kn, text):
+        # "한 천만원?", "아마 작년 3월이었나": read, but confirmed with a button before it is kept.
+        update["pending"] = {"field": key, "value": value, "quote": text[:160]}
+        value = None
+        aside = True
     if value is not None:
-        _merge(facts, {key: value}, corrections)
+        merge_facts(facts, {key: value}, corrections)
+        provenance = told_story.noted(
+            provenance, [key], quote=quote, at=at, confirmed=answer.get("kind") == "choice"
+        )
     elif said_unknown:
         unknown.append(key)
         outbox.append(prompts.say(kn, lang, "noted_unknown", field=label))
+    elif aside:
+        pass  # answered above; the same question comes again, no miss counted
     elif reason is not None:
         attempts = {**state.get("attempts", {}), key: state.get("attempts", {}).get(key, 0) + 1}
         update["attempts"] = attempts
         if attempts[key] >= FAILURES_BEFORE_UNKNOWN:
             unknown.append(key)
-            outbox.append(prompts.say(kn, lang, "recorded_unknown", field=label))
+            words = _own_words(state, text if reason != "elsewhere" else "")
+            if words:  # what they said is kept for staff, not turned into "unknown"
+                update["unclear"] = {**state.get("unclear", {}), key: words}
+                provenance = told_story.noted(
+                    provenance, [key], quote=words, at=at, confirmed=False
+                )
+                outbox.append(
+                    prompts.say(kn, lang, "recorded_unclear", field=label, words=words[:60])
+                )
+            else:
+                outbox.append(prompts.say(kn, lang, "recorded_unknown", field=label))
         elif restated_note is not None:
             outbox.append(restated_note)
         elif reason != "elsewhere":  # (a message about another fact was answered above)
             shown = answer.get("text", "")[:40] if reason == "date_future" else ""
             update["invalid"] = {"field": key, "reason": reason, "value": shown}
+            if text:  # kept to show staff the person's own words should the field stay unread
+                update["tried"] = {**state.get("tried", {}), key: text[:200]}
+    approx_now = set(state.get("approx", []))
+    for changed in {k for k, _ in facts.items() if facts.get(k) != state.get("facts", {}).get(k)}:
+        approx_now.discard(changed)  # a value said again is as precise as its latest telling
     return {
         **update,
         "facts": facts,
         "unknown": unknown,
         "corrections": corrections,
+        "provenance": provenance,
+        "approx": sorted(approx_now | approx),
         "outbox": outbox,
     }
+
+
+def _unsure(kn: Knowledge, text: str) -> bool:
+    """Whether the person sounds unsure of what they said (a value asked back, a hedge)."""
+    lowered = text.strip().lower()
+    if lowered.endswith("?") and read_intent(text, kn).kind != "question":
+        return True
+    return any(hedge in lowered for hedge in kn.lexicon.hedges.get(detect_lang(text) or "ko", []))
+
+
+def _verdict(kn: Knowledge, answer: dict[str, Any], key: str, lang: str) -> bool | None:
+    """True / False for a confirmation (button or a typed yes / no); None for anything else."""
+    if answer.get("kind") == "choice":
+        return {f"a:{key}:confirm": True, f"a:{key}:deny": False}.get(answer.get("data", ""))
+    words = _text(answer).lower().strip(" .!~")
+    if not words:
+        return None
+    return parse_yes_no(words, yes=kn.lexicon.yes.get(lang, []), no=kn.lexicon.no.get(lang, []))
+
+
+def _own_words(state: LegalState, text: str) -> str:
+    """The person's last words for a field they could not be read from (for staff to check)."""
+    words = text.strip()
+    if not words or is_meaningless(words):  # an earlier attempt may still be the person's words
+        words = (state.get("tried") or {}).get(state.get("asking") or "", "")
+    if is_meaningless(words) or len(re.sub(r"[\W_]", "", words)) <= 2:  # "음...", "흠", "?"
+        return ""
+    return " ".join(words.split())[:120]
+
+
+def _pressed_label(kn: Knowledge, sub_type: str, key: str, data: str, lang: str) -> str:
+    """The label of a pressed answer button: the person's words when they press."""
+    raw = data.split(":", 2)[-1]
+    spec = kn.k2.field(sub_type, key)
+    if raw in ("yes", "no"):
+        return kn.message(f"btn_{raw}", lang)
+    labels = {o.value: o.label.get(lang) for o in spec.options}
+    return labels.get(raw, raw)
+
+
+def _approx(extraction: Any, found: dict[str, Any]) -> set[str]:
+    """Fields among `found` whose value the person gave as approximate ("한 2주 전쯤")."""
+    marked = set(getattr(extraction, "approx", ()) or ())
+    return {key for key in found if key in marked}
+
+
+def split_party(
+    kn: Knowledge, found: dict[str, Any], text: str, facts: dict[str, Any]
+) -> dict[str, Any]:
+    """A counterparty as a name (or a short description) and its kind, never a sentence."""
+    value = found.get("counterparty")
+    if not isinstance(value, str):
+        return found
+    name, kind = split_counterparty(value, kn)
+    if name is None and kind is None:
+        name, kind = split_counterparty(text, kn)
+    updated = dict(found)
+    if name:
+        updated["counterparty"] = name
+    if kind and "counterparty_type" not in facts and "counterparty_type" not in found:
+        facts["counterparty_type"] = kind
+    return updated
+
+
+def _empathy(
+    kn: Knowledge,
+    lang: str,
+    before: list[dict[str, str]],
+    after: list[dict[str, str]],
+    sub_type: str | None,
+) -> list[Message]:
+    """A brief word for a feeling the person just expressed (once per kind), or a loss."""
+    shown = {e["kind"] for e in before}
+    messages = []
+    if sub_type == "INHERITANCE":
+        messages.append(prompts.say(kn, lang, "condolence"))
+    for emotion in after:
+        kind = emotion["kind"]
+        if kind not in shown and f"empathy_{kind}" in kn.k0.messages:
+            messages.append(prompts.say(kn, lang, f"empathy_{kind}"))
+            shown.add(kind)
+            break  # one word of feeling is enough in one turn
+    return messages
+
+
+def converse(
+    kn: Knowledge, sub_type: str, text: str, lang: str, state: LegalState
+) -> tuple[list[Message], list[dict[str, Any]]] | None:
+    """(replies, the person's questions) for a message that asks back, chats or is out of
+    scope; None for anything else (an answer, or an answer that could not be read)."""
+    intent = read_intent(text, kn)
+    questions = list(state.get("questions", []))
+    if intent.kind == "question":
+        answer = answer_question(kn, sub_type, intent, lang)
+        questions.append({"text": text.strip()[:300], "answered": answer is not None})
+        if answer is not None:
+            return [prompts.say(kn, lang, "question_general_info", answer=answer)], questions
+        return [prompts.say(kn, lang, "question_noted")], questions
+    if intent.kind == "out_of_scope":
+        key = "out_of_scope_medical" if intent.topic == "medical" else "out_of_scope_other"
+        return [prompts.say(kn, lang, key)], questions
+    if intent.kind in ("small_talk", "spam"):
+        return [prompts.say(kn, lang, "small_talk")], questions
+    if intent.kind == "thanks":
+        return [prompts.say(kn, lang, "thanks_reply")], questions
+    return None
 
 
 def _already_recorded(kn: Knowledge, sub_type: str, facts: dict[str, Any], lang: str) -> Message:
@@ -332,8 +549,9 @@ async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, A
     ctx = runtime.context
     kn, lang = ctx.knowledge, ctx.lang
     invalid, sub_type = state["invalid"], state["sub_type"]
-    reason = prompts.reason_text(kn, sub_type, invalid, lang)
     key = invalid["field"]
+    again = state.get("attempts", {}).get(key, 0) >= 2  # the second re-ask is worded otherwise
+    reason = prompts.reason_text(kn, sub_type, invalid, lang, again=again)
     spec = ctx.knowledge_base.question(sub_type, key)
     ask = prompts.question_for(kn, spec, state, key, lang, reason=reason)
     reply = interrupt(

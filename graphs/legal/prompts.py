@@ -94,7 +94,7 @@ def answer_choices(
         ]
     if picked:
         choices.append({"label": kn.message("btn_done", lang), "data": f"a:{key}:done"})
-    else:
+    elif all(o.value != "unknown" for o in spec.options):  # never 모름 beside 잘 모르겠어요
         choices.append({"label": kn.message("btn_unknown", lang), "data": f"a:{key}:unknown"})
     return choices
 
@@ -140,8 +140,31 @@ def question_for(
     )
 
 
-def reason_text(kn: Knowledge, sub_type: str, invalid: dict[str, Any], lang: str) -> str:
-    """Why an answer could not be used, in the person's language."""
+def confirm_question(
+    kn: Knowledge, sub_type: str, pending: Mapping[str, Any], lang: str
+) -> Message:
+    """ "보증금을 약 1,000만원으로 적을까요?" with 맞아요 / 아니에요 buttons."""
+    key = pending["field"]
+    spec = kn.k2.field(sub_type, key)
+    text = kn.message(
+        "confirm_value",
+        lang,
+        field=spec.label.get(lang),
+        value=format_value(kn, spec, pending["value"], lang),
+    )
+    return message(
+        text,
+        [
+            {"label": kn.message("btn_confirm", lang), "data": f"a:{key}:confirm"},
+            {"label": kn.message("btn_deny", lang), "data": f"a:{key}:deny"},
+        ],
+    )
+
+
+def reason_text(
+    kn: Knowledge, sub_type: str, invalid: dict[str, Any], lang: str, *, again: bool = False
+) -> str:
+    """Why an answer could not be used, in the person's language (worded otherwise `again`)."""
     spec = kn.k2.field(sub_type, invalid["field"])
     reason = invalid["reason"]
     values: dict[str, Any] = {}
@@ -150,7 +173,7 @@ def reason_text(kn: Knowledge, sub_type: str, invalid: dict[str, Any], lang: str
     if reason == "int_range":
         values.update(minimum=spec.minimum or 0, maximum=spec.maximum or 0)
     text = kn.message(REASON_KEYS[reason], lang, **values)
-    return kn.message("reask", lang, reason=text)
+    return kn.message("reask_second" if again else "reask", lang, reason=text)
 
 
 def case_type_choices(

@@ -7,6 +7,8 @@ from typing import Any
 from graphs.legal import prompts
 from graphs.legal.fields import missing_fields, percent, progress
 from graphs.legal.state import Message
+from graphs.legal.summary import build_summary
+from knowledge.kb import KnowledgeBase
 from knowledge.loader import Knowledge
 
 
@@ -36,6 +38,7 @@ def case_snapshot(kn: Knowledge, values: dict[str, Any], node: str) -> dict[str,
         },
         "evidence_files": values.get("evidence_files", []),
         "summary": values.get("summary"),
+        "facts_detail": values.get("provenance", {}),
     }
 
 
@@ -70,6 +73,16 @@ def current_prompt(
             kn, lang, candidates=values.get("candidates") or [], browse=values.get("browse")
         )
         return prompts.message(kn.message("choose_case_type", lang), choices)
+    pending = values.get("pending")
+    if node == "FACT_COLLECTION" and sub_type and pending and pending["field"] == field:
+        return prompts.confirm_question(kn, sub_type, pending, lang)
     if node in ("FACT_COLLECTION", "RE_QUESTION") and sub_type and field:
         return prompts.question_for(kn, kn.k2.field(sub_type, field), values, field, lang)
     return None
+
+
+def draft_text(kb: KnowledgeBase, values: dict[str, Any], lang: str) -> str | None:
+    """/summary mid-intake: the summary of what is known so far, once the case type is."""
+    if not values.get("sub_type") or values.get("status") == "completed":
+        return None
+    return build_summary(kb, dict(values), lang)["text"]

@@ -43,6 +43,15 @@ class LegalState(TypedDict, total=False):
     corrections: list[dict[str, Any]]  # {"field", "old", "new"}: facts the person changed
     evidence_files: list[dict[str, Any]]  # metadata of files sent as evidence
     outbox: list[Message]  # replies produced in the current turn
+    provenance: dict[str, dict[str, Any]]  # field -> {"quote", "at", "confirmed"}: its source
+    approx: list[str]  # fields whose value the person gave as approximate ("한 2주 전쯤")
+    details: list[dict[str, str]]  # {"kind", "value", "quote"}: names, witnesses, injuries, …
+    story: list[dict[str, str]]  # {"text", "at"}: later messages that added to the account
+    questions: list[dict[str, Any]]  # {"text", "answered"}: what the person asked back
+    unclear: dict[str, str]  # field -> the person's own words it could not be read from
+    tried: dict[str, str]  # field -> the last answer that could not be read
+    pending: dict[str, Any] | None  # {"field", "value", "quote"}: a reading awaiting a yes
+    amendments: list[dict[str, Any]]  # {"field", "old", "new", "at"} after the summary
     summary: dict[str, Any] | None  # {"text", "structured"} once written
     status: str  # open | completed
     last_input_id: str | None  # id of the last input the graph consumed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from graphs.common.story import Detail, detail_line
 from graphs.legal.fields import missing_fields, progress
 from graphs.legal.prompts import case_labels, format_value
 from knowledge.kb import KnowledgeBase
@@ -31,6 +32,17 @@ def build_summary(kb: KnowledgeBase, state: dict[str, Any], lang: str) -> dict[s
     missing = missing_fields(kn.k2, sub_type, facts)
     answered, total = progress(kn.k2, sub_type, facts)
 
+    unclear: dict[str, str] = state.get("unclear", {})
+    approx = set(state.get("approx", []))
+    provenance: dict[str, Any] = state.get("provenance", {})
+
+    def shown(key: str, value: Any) -> str:
+        spec = kn.k2.field(sub_type, key)
+        if value is None and key in unclear:  # their own words, for staff to check
+            return f"{kn.message('summary_unclear', lang)}: '{unclear[key]}'"
+        text = format_value(kn, spec, value, lang)
+        return kn.message("summary_approx", lang, value=text) if key in approx else text
+
     sections = []
     for section in fmt.sections:
         items = []
@@ -44,7 +56,7 @@ def build_summary(kb: KnowledgeBase, state: dict[str, Any], lang: str) -> dict[s
                     "key": key,
                     "label": spec.label.get(lang),
                     "value": value,
-                    "display": format_value(kn, spec, value, lang),
+                    "display": shown(key, value),
                 }
             )
         if items:
@@ -70,6 +82,21 @@ def build_summary(kb: KnowledgeBase, state: dict[str, Any], lang: str) -> dict[s
         "sub_case_label": sub_label,
         "confidence": round(state.get("confidence", 0.0), 3),
         "facts": {k: v for k, v in facts.items()},
+        "facts_detail": {
+            key: {
+                "value": value,
+                "quote": (provenance.get(key) or {}).get("quote"),
+                "at": (provenance.get(key) or {}).get("at"),
+                "confirmed": bool((provenance.get(key) or {}).get("confirmed")),
+                "approximate": key in approx,
+                **({"unclear_words": unclear[key]} if key in unclear else {}),
+            }
+            for key, value in facts.items()
+            if key != "action_description"
+        },
+        "details": [dict(d) for d in state.get("details", [])],
+        "questions": [dict(q) for q in state.get("questions", [])],
+        "amendments": [dict(a) for a in state.get("amendments", [])],
         "unknown_fields": list(unknown),
         "missing_fields": missing,
         "completion_rate": round(answered / total, 3) if total else 0.0,
@@ -94,11 +121,14 @@ def render_text(
 ) -> str:
     """The summary as plain text for staff and for the person."""
     msg = kn.message
-    lines = [
+    lines = [f"{msg('summary_amended', lang)}"] if data["amendments"] else []
+    lines += [
         f"📋 {title}",
         f"■ {msg('summary_case', lang)}: {data['case_label']} · {data['sub_case_label']}",
     ]
-    description = (state.get("description") or "").strip()
+    description = (
+        (state.get("facts") or {}).get("action_description") or state.get("description") or ""
+    ).strip()
     shown_in_sections = any(
         i["key"] == "action_description" for sec in data["sections"] for i in sec["items"]
     )
@@ -113,7 +143,15 @@ def render_text(
         lines.append("")
         lines.append(f"[{section['title']}]")
         lines += [f"· {item['label']}: {item['display']}" for item in section["items"]]
+    if data["details"]:
+        lines.append("")
+        lines.append(f"[{msg('summary_details', lang)}]")
+        for d in data["details"]:
+            lines.append("· " + detail_line(Detail(d["kind"], d["value"], d["quote"]), lang, kn))
     lines.append("")
+    if data["questions"]:
+        lines.append(f"■ {msg('summary_questions', lang)}:")
+        lines += [f"  · {q['text']}" for q in data["questions"]]
     if data["evidence_files"]:
         names = ", ".join(f.get("file_name") or f["kind"] for f in data["evidence_files"])
         lines.append(f"■ {msg('summary_evidence_files', lang)}: {names}")

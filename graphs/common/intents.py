@@ -1,0 +1,102 @@
+"""What a message is when it is not an answer: a question back, a request to delete, out of
+scope, small talk, thanks or spam (patterns in knowledge/intents.yaml), and brief answers to
+questions back from K3.
+
+`read_intent` reads the words only; the caller decides by state (a first message that asks
+"어떻게 해야 하나요?" is the description of a problem, the same words mid-intake a question).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+
+from knowledge.loader import Knowledge
+from knowledge.models import Intents, LangPatterns
+
+IntentKind = Literal["question", "forget", "out_of_scope", "small_talk", "spam", "thanks", "none"]
+# Topics answered from the sub-type's K3 entry; any other topic is noted for the lawyer.
+K3_TOPICS = ("limitation", "venue", "first_steps", "typical_evidence")
+ANSWER_ITEMS = 2  # list items of a K3 part quoted in a brief answer
+
+
+@dataclass(frozen=True)
+class Intent:
+    """What a message is; `topic` is a question's subject or an out-of-scope area."""
+
+    kind: IntentKind
+    topic: str | None = None
+
+
+class _Compiled:
+    """intents.yaml as compiled patterns (one alternation per list)."""
+
+    def __init__(self, intents: Intents) -> None:
+        self.words = _either(intents.question.words)
+        self.modals = _either(intents.question.modals)
+        self.topics = {name: _either(p) for name, p in intents.topics.items()}
+        self.forget = _either(intents.forget)
+        self.medical = _either(intents.medical)
+        self.legal = _either(intents.legal_guard)
+        self.small_talk = _either(intents.small_talk)
+        self.thanks = _either(intents.thanks)
+        self.spam = _either(intents.spam)
+
+
+def _either(patterns: LangPatterns) -> re.Pattern[str] | None:
+    both = [*patterns.ko, *patterns.en]
+    return re.compile("|".join(f"(?:{p})" for p in both)) if both else None
+
+
+def _has(pattern: re.Pattern[str] | None, text: str) -> bool:
+    return bool(pattern and pattern.search(text))
+
+
+_COMPILED: dict[int, tuple[Intents, _Compiled]] = {}
+
+
+def _compiled(intents: Intents) -> _Compiled:
+    """The compiled patterns of a loaded intents file (compiled once per file)."""
+    cached = _COMPILED.get(id(intents))
+    if cached is None or cached[0] is not intents:
+        cached = _COMPILED[id(intents)] = (intents, _Compiled(intents))
+    return cached[1]
+
+
+def _normal(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", text).lower().split())
+
+
+def read_intent(text: str, kn: Knowledge) -> Intent:
+    """The kind of a message: forget, spam, thanks, small talk, out of scope, question, none."""
+    lowered = _normal(text)
+    if not lowered:
+        return Intent("none")
+    c = _compiled(kn.intents)
+    if _has(c.forget, lowered):
+        return Intent("forget")
+    if _has(c.spam, lowered) and len(lowered) < 300:
+        return Intent("spam")
+    if _has(c.thanks, lowered) and len(lowered) <= 20:
+        return Intent("thanks")
+    if _has(c.small_talk, lowered):
+        return Intent("small_talk")
+    if _has(c.medical, lowered) and not _has(c.legal, lowered):
+        return Intent("out_of_scope", "medical")
+    topic = next((name for name, p in c.topics.items() if _has(p, lowered)), None)
+    asks = "?" in lowered or _has(c.modals, lowered)
+    if asks and (_has(c.words, lowered) or _has(c.modals, lowered) or topic):
+        return Intent("question", topic)
+    return Intent("none")
+
+
+def answer_question(kn: Knowledge, sub_type: str | None, intent: Intent, lang: str) -> str | None:
+    """Brief general information from the sub-type's K3 entry; None when K3 has no answer."""
+    if intent.topic not in K3_TOPICS or not sub_type or sub_type not in kn.k3.info:
+        return None
+    value = getattr(kn.k3.info[sub_type], intent.topic)
+    if isinstance(value, list):
+        return " ".join(item.get(lang) for item in value[:ANSWER_ITEMS])
+    return value.get(lang)

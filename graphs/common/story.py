@@ -1,0 +1,162 @@
+"""Details kept from every message (names, nicknames, platforms, witnesses, police, injuries,
+…; lexicon in knowledge/story.yaml), and a counterparty read as a name plus a kind."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from graphs.common.extract import _COMPANY, _NAMED_RELATION, _SURNAME
+from knowledge.loader import Knowledge
+from knowledge.models import DetailKind, StoryLexicon
+
+QUOTE_CHARS = 60
+VALUE_CHARS = 40
+DESCRIPTION_CHARS = 30  # a counterparty without a name: the shortest faithful description
+_CLAUSE = re.compile(r"[,.;!?\n]|(?:고|는데|지만|면서|어서|아서)\s|\b(?:and|but)\b")
+_DIGITS = re.compile(r"\d[\d\- ]{5,}\d")  # phone and account numbers: never kept
+_CALLED = re.compile(rf"(?<![가-힣])(?P<name>{_SURNAME}[가-힣]{{1,2}})\s?(?:씨|님)")
+_NOT_KNOWN = re.compile(r"모르|몰라|don't know|do not know|no idea|not sure who")
+_ENGLISH_NAME = re.compile(r"\b(?:mr|mrs|ms|miss|dr)\.?\s+(?P<name>[A-Z][a-z]+)", re.IGNORECASE)
+_HANDLE = re.compile(r"@[A-Za-z0-9_.]{2,30}")
+_ENDINGS = re.compile(
+    r"(?:이에요|예요|이요|입니다|인데요|이고요|이고|이랑|한테|에게|이요|요|은|는|이|가)$"
+)
+
+
+@dataclass(frozen=True)
+class Detail:
+    """One detail of the story: its kind, a short value, and the words it was read from."""
+
+    kind: str
+    value: str
+    quote: str
+
+
+class _Compiled:
+    def __init__(self, lexicon: StoryLexicon) -> None:
+        negations = [*lexicon.negations.ko, *lexicon.negations.en]
+        self.negation = re.compile("|".join(f"(?:{p})" for p in negations))
+        self.kinds: list[tuple[str, DetailKind, re.Pattern[str] | None, re.Pattern[str] | None]]
+        self.kinds = []
+        for name, kind in lexicon.kinds.items():
+            both = [*kind.ko, *kind.en]
+            trigger = re.compile("|".join(f"(?:{p})" for p in both)) if both else None
+            also = re.compile("|".join(f"(?:{p})" for p in kind.also)) if kind.also else None
+            self.kinds.append((name, kind, trigger, also))
+        ends = sorted(lexicon.name_ends, key=len, reverse=True)
+        self.name_end = re.compile("|".join(re.escape(e) for e in ends))
+
+
+_COMPILED: dict[int, tuple[StoryLexicon, _Compiled]] = {}
+
+
+def _compiled(lexicon: StoryLexicon) -> _Compiled:
+    cached = _COMPILED.get(id(lexicon))
+    if cached is None or cached[0] is not lexicon:
+        cached = _COMPILED[id(lexicon)] = (lexicon, _Compiled(lexicon))
+    return cached[1]
+
+
+def _clauses(text: str) -> list[str]:
+    text = " ".join(unicodedata.normalize("NFC", text).split())
+    return [c.strip() for c in _CLAUSE.split(text) if c and c.strip()]
+
+
+def _clean(value: str) -> str:
+    """A value without number strings that could identify someone."""
+    return " ".join(_DIGITS.sub("", value).split())[:VALUE_CHARS]
+
+
+def _after(c: _Compiled, clause: str, end: int) -> str:
+    """The word(s) right after a trigger, up to the first particle or break."""
+    rest = clause[end:].lstrip(" :")
+    word = rest.split(" ")[0] if rest else ""
+    cut = c.name_end.search(word, 1) if len(word) > 1 else None
+    return word[: cut.start()] if cut else word
+
+
+def story_details(text: str, kn: Knowledge) -> list[Detail]:
+    """Every detail found in `text`, in text order, without duplicates or number strings."""
+    c = _compiled(kn.story)
+    found: list[Detail] = []
+    seen: set[tuple[str, str]] = set()
+    for clause in _clauses(text):
+        lowered = clause.lower()
+        if c.negation.search(lowered):
+            continue
+        for name, kind, trigger, also in c.kinds:
+            values: list[tuple[str, str]] = []
+            if also is not None:
+                values += [(m.group(0), m.group(0)) for m in also.finditer(lowered)]
+            for m in trigger.finditer(lowered) if trigger is not None else ():
+                if kind.value == "after":
+                    value = _after(c, clause, m.end())
+                elif kind.value == "fixed":
+                    value = kind.fixed.ko if _is_korean(clause) else kind.fixed.en
+                else:
+                    value = clause[m.start() : m.end()]
+                values.append((value, clause))
+            for value, quote in values:
+                value = _clean(value)
+                if value and (name, value) not in seen:
+                    seen.add((name, value))
+                    found.append(Detail(name, value, _clean(quote)[:QUOTE_CHARS] or value))
+    return found
+
+
+def _is_korean(text: str) -> bool:
+    return any("가" <= ch <= "힣" for ch in text)
+
+
+def detail_line(detail: Detail, lang: str, kn: Knowledge) -> str:
+    """'목격자: 목격자 있음' / 'Witness: …' for the staff summary."""
+    kind = kn.story.kinds.get(detail.kind)
+    label = kind.label.get(lang) if kind else detail.kind
+    return f"{label}: {detail.value}"
+
+
+def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None]:
+    """(name, kind) of a counterparty: "집주인은 이영희씨요 개인이에요" → ("이영희", "landlord").
+
+    The kind is a counterparty_type option matched by its synonyms (None when not said); with
+    no recognisable name, a short description of at most DESCRIPTION_CHARS characters.
+    """
+    text = " ".join(unicodedata.normalize("NFC", text).split())
+    lowered = text.lower()
+    kind = _party_kind(kn, lowered)
+    if _NOT_KNOWN.search(lowered) and not _CALLED.search(text):
+        return None, kind or "unknown"
+    for pattern, group in ((_NAMED_RELATION, "name"), (_CALLED, "name"), (_ENGLISH_NAME, "name")):
+        m = pattern.search(text)
+        if m:
+            name = re.sub(r"\s?(씨|님)$", "", m.group(group)).strip()
+            if name and not _is_kind_word(kn, name):
+                return (m.group(0).strip() if pattern is _ENGLISH_NAME else name), kind
+    m = _HANDLE.search(text) or _COMPANY.search(text)
+    if m:
+        return m.group("name") if "name" in m.groupdict() else m.group(0), kind
+    first = _clauses(text)[0] if _clauses(text) else ""
+    short = _ENDINGS.sub("", first).strip()
+    if not short or len(short) > DESCRIPTION_CHARS:
+        return None, kind
+    return short, kind
+
+
+def _party_kind(kn: Knowledge, lowered: str) -> str | None:
+    """The counterparty_type option whose longest synonym appears in the text."""
+    spec = kn.k2.fields.get("counterparty_type")
+    if spec is None:
+        return None
+    best: tuple[int, str] | None = None
+    for option in spec.options:
+        for word in option.synonyms:
+            if word.lower() in lowered and (best is None or len(word) > best[0]):
+                best = (len(word), option.value)
+    return best[1] if best else None
+
+
+def _is_kind_word(kn: Knowledge, word: str) -> bool:
+    spec = kn.k2.fields.get("counterparty_type")
+    return bool(spec) and any(word in o.synonyms for o in spec.options)

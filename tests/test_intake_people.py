@@ -1,0 +1,286 @@
+"""The engine with people as they really write: danger, questions back, second thoughts,
+drafts, corrections after the summary, and where each fact came from (real SQLite files)."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from sqlmodel import select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from bot.engine import Engine, Inbound
+from db.models import CaseFact, ChatSession, SafetyAlert
+from tests.support import NOW
+
+CHAT = 4242
+ADMIN = 777  # in the settings fixture's ADMIN_IDS
+LOAN_STORY = "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"
+
+
+def text(value: str, *, input_id: str | None = None, minutes: int = 0) -> Inbound:
+    return Inbound(
+        chat_id=CHAT,
+        kind="text",
+        text=value,
+        input_id=input_id,
+        user_id=5,
+        at=NOW + timedelta(minutes=minutes),
+    )
+
+
+def choice(data: str) -> Inbound:
+    return Inbound(chat_id=CHAT, kind="choice", data=data, user_id=5, at=NOW)
+
+
+def command(name: str, *args: str, user_id: int = 5, chat: int = CHAT) -> Inbound:
+    return Inbound(chat_id=chat, kind="command", command=name, args=args, user_id=user_id, at=NOW)
+
+
+def joined(reply) -> str:
+    return "\n".join(m["text"] for m in reply.messages)
+
+
+def offered(reply) -> list[str]:
+    return [c["data"] for m in reply.messages for c in m.get("choices") or []]
+
+
+async def sessions(engine: Engine) -> list[ChatSession]:
+    async with AsyncSession(engine.records) as db:
+        query = select(ChatSession).where(ChatSession.chat_id == CHAT)
+        return list((await db.exec(query)).all())
+
+
+async def fact_rows(engine: Engine) -> dict[str, CaseFact]:
+    [session] = [s for s in await sessions(engine) if s.status != "cancelled"][-1:]
+    async with AsyncSession(engine.records) as db:
+        rows = (await db.exec(select(CaseFact).where(CaseFact.session_id == session.id))).all()
+        return {r.key: r for r in rows}
+
+
+async def alerts(engine: Engine) -> list[SafetyAlert]:
+    async with AsyncSession(engine.records) as db:
+        return list((await db.exec(select(SafetyAlert))).all())
+
+
+async def export_rows(engine: Engine, *args: str) -> list[dict]:
+    reply = await engine.handle(command("export", "json", *args, user_id=ADMIN, chat=ADMIN))
+    [document] = reply.documents
+    return json.loads(document.content.decode("utf-8"))
+
+
+async def finish_loan(engine: Engine) -> None:
+    await engine.handle(text(LOAN_STORY))
+    await engine.handle(text("올해 6월"))
+    done = await engine.handle(choice("a:evidence:no"))
+    assert done.state == "COMPLETED"
+
+
+# --- safety first ----------------------------------------------------------------------------
+
+
+async def test_danger_in_the_first_message_is_answered_first_recorded_and_sent_to_staff(
+    engine: Engine,
+) -> None:
+    reply = await engine.handle(text("남편이 지금 칼을 들고 위협해요 무서워요", input_id="u1"))
+    assert "112" in reply.messages[0]["text"]  # what to do now, before any greeting
+    assert [a.code for a in await alerts(engine)]
+    [notice] = reply.notices
+    assert notice.chat_id == ADMIN and "112" in notice.text
+    # The intake goes on: the story was taken as the description.
+    assert reply.state in ("FACT_COLLECTION", "CONFIRM_CASE_TYPE")
+
+
+async def test_a_redelivered_danger_message_alerts_staff_once(engine: Engine) -> None:
+    await engine.handle(text("너무 힘들어서 죽고 싶어요", input_id="u7"))
+    again = await engine.handle(text("너무 힘들어서 죽고 싶어요", input_id="u7"))
+    assert "109" in again.messages[0]["text"]  # the person still gets the numbers
+    assert again.notices == []
+    assert len({a.input_id for a in await alerts(engine)}) == 1
+
+
+async def test_suicidal_words_mid_intake_get_109_and_the_question_waits(engine: Engine) -> None:
+    first = await engine.handle(text(LOAN_STORY))
+    asked = first.field
+    reply = await engine.handle(text("너무 힘들어서 죽고 싶어요"))
+    assert "109" in reply.messages[0]["text"]
+    assert reply.field == asked and reply.state == "FACT_COLLECTION"
+    assert "알아듣지 못했" not in joined(reply)  # never read as a wrong answer
+    after = await engine.handle(text("올해 6월"))
+    assert after.field != asked  # the intake goes on where it was
+
+
+async def test_english_suicidal_words_get_the_crisis_line_in_english(engine: Engine) -> None:
+    reply = await engine.handle(text("I want to kill myself"))
+    assert "109" in reply.messages[0]["text"]
+    assert any(ch.isascii() and ch.isalpha() for ch in reply.messages[0]["text"])
+
+
+async def test_past_violence_is_an_intake_not_an_alert(engine: Engine) -> None:
+    reply = await engine.handle(text("예전에 폭행당한 적 있어요 그때 일로 상담하고 싶어요"))
+    assert not reply.notices and not await alerts(engine)
+    assert not any(n in reply.messages[0]["text"] for n in ("112", "109", "1366"))
+
+
+async def test_the_risk_heads_the_staff_summary_and_flags_sessions_and_export(
+    engine: Engine,
+) -> None:
+    await engine.handle(text(LOAN_STORY))
+    await engine.handle(text("그 사람이 지금 우리 집 앞에 와서 문을 두드려요 무서워요"))
+    listing = joined(await engine.handle(command("sessions", user_id=ADMIN, chat=ADMIN)))
+    assert "⚠️" in listing.splitlines()[1]  # the flagged intake is listed first
+    await engine.handle(text("올해 6월"))
+    await engine.handle(choice("a:evidence:no"))
+    [row] = await export_rows(engine)
+    assert row["alerts"] and row["alerts"][0]["code"]
+    assert row["summary_text"].startswith("⚠️")
+
+
+# --- commands people use mid-intake -------------------------------------------------------
+
+
+async def test_new_asks_before_dropping_and_the_dropped_intake_stays_in_the_export(
+    engine: Engine,
+) -> None:
+    await engine.handle(text(LOAN_STORY))
+    ask = await engine.handle(command("new"))
+    assert "cmd:restart" in offered(ask) and "cmd:continue" in offered(ask)
+    assert [s.status for s in await sessions(engine)] == ["open"]  # nothing dropped yet
+    await engine.handle(choice("cmd:restart"))
+    rows = await export_rows(engine, "all")
+    statuses = sorted(r["status"] for r in rows if r["chat_id"] == CHAT)
+    assert statuses == ["cancelled", "open"]
+    cancelled = next(r for r in rows if r["status"] == "cancelled")
+    assert cancelled["facts"]["amount"] == 3_000_000
+
+
+async def test_new_keeps_the_intake_when_the_person_says_so(engine: Engine) -> None:
+    first = await engine.handle(text(LOAN_STORY))
+    await engine.handle(command("new"))
+    kept = await engine.handle(choice("cmd:continue"))
+    assert kept.field == first.field
+
+
+async def test_cancel_can_be_undone(engine: Engine) -> None:
+    first = await engine.handle(text(LOAN_STORY))
+    cancelled = await engine.handle(command("cancel"))
+    assert offered(cancelled) == ["cmd:undo_cancel"]
+    undone = await engine.handle(choice("cmd:undo_cancel"))
+    assert undone.field == first.field and undone.state == "FACT_COLLECTION"
+    assert [s.status for s in await sessions(engine)] == ["open"]
+
+
+async def test_help_shows_staff_commands_only_to_staff(engine: Engine) -> None:
+    person = joined(await engine.handle(command("help")))
+    staff = joined(await engine.handle(command("help", user_id=ADMIN, chat=ADMIN)))
+    assert "/export" not in person and "/sessions" not in person
+    assert "/export" in staff and "/sessions" in staff
+
+
+async def test_summary_mid_intake_shows_the_draft_and_keeps_the_question(engine: Engine) -> None:
+    first = await engine.handle(text(LOAN_STORY))
+    draft = await engine.handle(command("summary"))
+    body = joined(draft)
+    assert "3,000,000" in body and "김철수" in body
+    assert draft.field == first.field
+
+
+async def test_asking_to_delete_everything_in_words_leads_to_the_forget_confirmation(
+    engine: Engine,
+) -> None:
+    first = await engine.handle(text(LOAN_STORY))
+    ask = await engine.handle(text("제 정보 다 삭제해 주세요"))
+    assert "cmd:forget" in offered(ask)
+    kept = await engine.handle(choice("cmd:keep"))
+    assert kept.field == first.field  # back to the question it waited on
+    assert (await fact_rows(engine))["amount"].value_json == "3000000"
+
+
+# --- a conversation, not a form ---------------------------------------------------------------
+
+
+async def test_a_question_back_is_answered_or_noted_and_not_counted_as_a_miss(
+    engine: Engine,
+) -> None:
+    first = await engine.handle(text(LOAN_STORY))
+    reply = await engine.handle(text("이거 소송하면 이길 수 있어요?"))
+    assert reply.field == first.field and reply.state == "FACT_COLLECTION"
+    assert "알아듣지 못했" not in joined(reply)
+    await engine.handle(text("올해 6월"))
+    await engine.handle(choice("a:evidence:no"))
+    [row] = await export_rows(engine)
+    assert any("이길 수 있어요" in q["text"] for q in row["structured"]["questions"])
+
+
+async def test_a_medical_question_first_gets_a_clear_word_not_the_case_picker(
+    engine: Engine,
+) -> None:
+    reply = await engine.handle(text("머리가 너무 아픈데 무슨 약을 먹어야 해요?"))
+    assert reply.state == "INIT"
+    assert not any(d.startswith(("st:", "ct:")) for d in offered(reply))
+
+
+async def test_a_correction_after_the_summary_amends_it_and_staff_see_the_change(
+    engine: Engine,
+) -> None:
+    await finish_loan(engine)
+    reply = await engine.handle(text("아 금액이 300만원이 아니라 350만원이에요"))
+    assert "3,500,000" in joined(reply)
+    [row] = await export_rows(engine)
+    assert row["facts"]["amount"] == 3_500_000
+    assert row["structured"]["amendments"][0]["new"] == 3_500_000
+    assert "✏️" in row["summary_text"]
+
+
+async def test_small_talk_after_the_summary_changes_nothing(engine: Engine) -> None:
+    await finish_loan(engine)
+    reply = await engine.handle(text("ㅋㅋㅋ"))
+    assert reply.state == "COMPLETED"
+    [row] = await export_rows(engine)
+    assert not row["structured"]["amendments"]
+
+
+# --- where each fact came from --------------------------------------------------------------
+
+
+async def test_every_fact_keeps_the_words_it_came_from_and_whether_it_was_confirmed(
+    engine: Engine,
+) -> None:
+    await finish_loan(engine)
+    rows = await fact_rows(engine)
+    assert rows["amount"].quote == LOAN_STORY and not rows["amount"].confirmed
+    assert rows["evidence"].confirmed  # a pressed button is the person's own choice
+    [row] = await export_rows(engine)
+    detail = row["facts_detail"]["repayment_date"]
+    assert detail["quote"] == "올해 6월" and detail["said_at"]
+
+
+async def test_a_value_said_unsure_is_confirmed_with_a_button_before_it_is_kept(
+    engine: Engine,
+) -> None:
+    await engine.handle(text("친구한테 돈을 빌려줬는데 안 갚아요"))
+    for _ in range(4):  # answer until the amount is asked
+        reply = await engine.handle(text("김철수요"))
+        if reply.field == "amount":
+            break
+    assert reply.field == "amount"
+    ask = await engine.handle(text("한 300만원?"))
+    assert f"a:{ask.field}:confirm" in offered(ask) and ask.field == "amount"
+    assert "amount" not in await fact_rows(engine)
+    await engine.handle(choice("a:amount:confirm"))
+    row = (await fact_rows(engine))["amount"]
+    assert json.loads(row.value_json) == 3_000_000 and row.confirmed
+
+
+async def test_after_three_unreadable_answers_the_persons_words_are_kept_for_staff(
+    engine: Engine,
+) -> None:
+    first = await engine.handle(text(LOAN_STORY))
+    assert first.field == "repayment_date"
+    for words in ("그게 좀 애매한데", "그 사람 말로는 형편 될 때", "형편 될 때요"):
+        reply = await engine.handle(text(words))
+    assert "형편 될 때" in joined(reply)
+    await engine.handle(choice("a:evidence:no"))
+    [row] = await export_rows(engine)
+    assert "형편 될 때" in row["summary_text"]
+    assert row["facts_detail"]["repayment_date"]["quote"] == "형편 될 때요"
