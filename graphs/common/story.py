@@ -7,7 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from graphs.common.extract import _COMPANY, _NAMED_RELATION, _SURNAME
+from graphs.common.extract import _COMPANY, _NAMED_RELATION, _NOT_A_NAME_START, _SURNAME
 from knowledge.loader import Knowledge
 from knowledge.models import DetailKind, StoryLexicon
 
@@ -17,6 +17,10 @@ DESCRIPTION_CHARS = 30  # a counterparty without a name: the shortest faithful d
 _CLAUSE = re.compile(r"[,.;!?\n]|(?:고|는데|지만|면서|어서|아서)\s|\b(?:and|but)\b")
 _DIGITS = re.compile(r"\d[\d\- ]{5,}\d")  # phone and account numbers: never kept
 _CALLED = re.compile(rf"(?<![가-힣])(?P<name>{_SURNAME}[가-힣]{{1,2}})\s?(?:씨|님)")
+# A bare full name in an answer about the other party: "같은 팀 박민수요", "김영수예요".
+_BARE_NAME = re.compile(
+    rf"(?<![가-힣])(?P<name>{_SURNAME}[가-힣]{{2}})(?=요|이요|이에요|예요|이고|이랑|씨|님|[\s,.!?]|$)"
+)
 _NOT_KNOWN = re.compile(r"모르|몰라|don't know|do not know|no idea|not sure who")
 _ENGLISH_NAME = re.compile(r"\b(?:mr|mrs|ms|miss|dr)\.?\s+(?P<name>[A-Z][a-z]+)", re.IGNORECASE)
 _HANDLE = re.compile(r"@[A-Za-z0-9_.]{2,30}")
@@ -134,6 +138,9 @@ def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None
             name = re.sub(r"\s?(씨|님)$", "", m.group(group)).strip()
             if name and not _is_kind_word(kn, name):
                 return (m.group(0).strip() if pattern is _ENGLISH_NAME else name), kind
+    for m in _BARE_NAME.finditer(text):
+        if m.group("name")[:2] not in _NOT_A_NAME_START and not _is_kind_word(kn, m.group("name")):
+            return m.group("name"), kind
     m = _HANDLE.search(text) or _COMPANY.search(text)
     if m:
         return m.group("name") if "name" in m.groupdict() else m.group(0), kind
@@ -159,4 +166,6 @@ def _party_kind(kn: Knowledge, lowered: str) -> str | None:
 
 def _is_kind_word(kn: Knowledge, word: str) -> bool:
     spec = kn.k2.fields.get("counterparty_type")
-    return bool(spec) and any(word in o.synonyms for o in spec.options)
+    return bool(spec) and any(
+        word == w or (len(w) >= 2 and word.startswith(w)) for o in spec.options for w in o.synonyms
+    )
