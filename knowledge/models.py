@@ -368,6 +368,8 @@ class QuestionCues(Strict):
 
     words: LangPatterns
     modals: LangPatterns
+    # A value asked back from memory ("작년 3월이었나요?", "언제였더라"): no question without a modal.
+    unsure: LangPatterns = LangPatterns()
 
 
 class Intents(Strict):
@@ -376,8 +378,10 @@ class Intents(Strict):
     question: QuestionCues
     topics: dict[str, LangPatterns]
     forget: LangPatterns
+    forget_not: LangPatterns = LangPatterns()  # deleting told as part of the story, not asked
     medical: LangPatterns
     legal_guard: LangPatterns
+    off_topic: LangPatterns = LangPatterns()  # weather, recipes, ...: out of scope, "other"
     small_talk: LangPatterns
     thanks: LangPatterns
     spam: LangPatterns

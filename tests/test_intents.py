@@ -22,6 +22,12 @@ QUESTIONS = [
     ("what should I do first?", "first_steps"),
     ("How long does it take?", "duration"),
     ("Where do I file this?", "venue"),
+    ("몇 달 걸려요?", "duration"),
+    ("이미 늦었나요?", "limitation"),
+    ("주의할 점이 있나요?", "notes"),
+    ("Is there anything I should know?", "notes"),
+    ("He still hasn't paid. Can I sue him?", "chances"),
+    ("감사합니다. 그런데 비용은 얼마예요?", "cost"),
 ]
 NOT_QUESTIONS = [
     "한 천만원?",
@@ -36,6 +42,17 @@ NOT_QUESTIONS = [
     "I moved out?",
     "no, I don't have anything",
     "ㅠㅠ 너무 억울해요",
+    "작년 3월이었나요?",
+    "몇 년 전이었지?",
+    "언제였더라?",
+    "얼마 전에 빌려줬어요",
+    "어떻게 된 거냐면 친구가 돈을 빌려 갔어요",
+    "아까 말했잖아요?",
+    "김철수?",
+    "about 3 million?",
+    "last March?",
+    "I told you, two!",
+    "ㅠㅠ",
 ]
 
 
@@ -58,6 +75,9 @@ def test_unsure_and_emphatic_answers_are_not_questions(text, knowledge) -> None:
         "delete my data",
         "please erase my information",
         "forget everything about me",
+        "상담 내용 전부 지워 주세요",
+        "Can you delete my data?",
+        "탈퇴",
     ],
 )
 def test_requests_to_delete_are_recognised(text, knowledge) -> None:
@@ -72,6 +92,11 @@ def test_requests_to_delete_are_recognised(text, knowledge) -> None:
         "게시글을 지워 달라고 했는데 안 지워요",
         "카톡 대화를 다 지웠대요",
         "the post was removed",
+        "상대방이 제 정보를 지워 달라고 했어요",
+        "회사가 제 개인정보를 삭제해 주지 않아요",
+        "통화 기록을 삭제했어요",
+        "기록이 다 지워졌어요",
+        "She told me to delete my messages",
     ],
 )
 def test_deleting_as_part_of_the_story_is_not_a_request(text, knowledge) -> None:
@@ -87,6 +112,7 @@ def test_deleting_as_part_of_the_story_is_not_a_request(text, knowledge) -> None
         "열이 나는데 병원에 가야 할까요?",
         "두통이 너무 심해요",
         "does this medicine have side effects?",
+        "진통제 먹어도 돼요?",
     ],
 )
 def test_health_questions_are_out_of_scope(text, knowledge) -> None:
@@ -102,6 +128,11 @@ def test_health_questions_are_out_of_scope(text, knowledge) -> None:
         "폭행당해서 머리가 아파요",
         "교통사고 치료비를 못 받았어요",
         "I was injured and the medical bills are high",
+        "수술 후 부작용이 생겼는데 병원이 책임을 안 져요",
+        "약사가 약을 잘못 줘서 부작용이 생겼어요",
+        "두통약 먹을 정도로 스트레스받았는데 월급을 안 줘요",
+        "날씨가 추운 날 그가 저를 때렸어요",
+        "The city ordered my restaurant closed for 15 days after a health inspection",
     ],
 )
 def test_legal_matters_with_medical_words_are_not_out_of_scope(text, knowledge) -> None:
@@ -119,20 +150,37 @@ def test_legal_matters_with_medical_words_are_not_out_of_scope(text, knowledge) 
         ("감사합니다", "thanks"),
         ("Buy cheap followers at http://x.example", "spam"),
         ("www.casino.example 클릭", "spam"),
+        ("하하하", "small_talk"),
+        ("hahaha", "small_talk"),
+        ("ㄳ", "thanks"),
+        ("오늘 날씨 어때요?", "out_of_scope"),
+        ("맛집 추천해 주세요", "out_of_scope"),
+        ("what's the weather like?", "out_of_scope"),
     ],
 )
 def test_small_talk_thanks_and_spam(text, kind, knowledge) -> None:
     assert read_intent(text, knowledge).kind == kind
 
 
+def test_other_everyday_topics_are_out_of_scope_other(knowledge) -> None:
+    assert read_intent("오늘 날씨 어때요?", knowledge) == Intent("out_of_scope", "other")
+
+
 @pytest.mark.parametrize("lang", ["ko", "en"])
 @pytest.mark.parametrize("sub_type", ["LOAN", "DRIVER_LICENSE"])
 def test_k3_topics_are_answered_and_others_are_left_for_the_lawyer(sub_type, lang, knowledge):
     info = knowledge.k3.info[sub_type]
-    limitation = answer_question(knowledge, sub_type, Intent("question", "limitation"), lang)
-    assert limitation == info.limitation.get(lang)
-    first = answer_question(knowledge, sub_type, Intent("question", "first_steps"), lang)
-    assert first and info.first_steps[0].get(lang) in first
+
+    def answer(topic: str | None, code: str | None = sub_type) -> str | None:
+        return answer_question(knowledge, code, Intent("question", topic), lang)
+
+    assert answer("limitation") == info.limitation.get(lang)
+    assert answer("venue") == info.venue.get(lang)
+    for topic in ("first_steps", "typical_evidence", "notes"):
+        items = getattr(info, topic)
+        text = answer(topic)
+        assert text and items[0].get(lang) in text and len(text) < 600, topic
     for topic in ("chances", "cost", "duration", "lawyer", None):
-        assert answer_question(knowledge, sub_type, Intent("question", topic), lang) is None
-    assert answer_question(knowledge, None, Intent("question", "venue"), lang) is None
+        assert answer(topic) is None, topic
+    assert answer("venue", None) is None and answer("venue", "") is None
+    assert answer_question(knowledge, sub_type, Intent("none"), lang) is None

@@ -18,7 +18,7 @@ from knowledge.models import Intents, LangPatterns
 
 IntentKind = Literal["question", "forget", "out_of_scope", "small_talk", "spam", "thanks", "none"]
 # Topics answered from the sub-type's K3 entry; any other topic is noted for the lawyer.
-K3_TOPICS = ("limitation", "venue", "first_steps", "typical_evidence")
+K3_TOPICS = ("limitation", "venue", "first_steps", "typical_evidence", "notes")
 ANSWER_ITEMS = 2  # list items of a K3 part quoted in a brief answer
 
 
@@ -36,10 +36,13 @@ class _Compiled:
     def __init__(self, intents: Intents) -> None:
         self.words = _either(intents.question.words)
         self.modals = _either(intents.question.modals)
+        self.unsure = _either(intents.question.unsure)
         self.topics = {name: _either(p) for name, p in intents.topics.items()}
         self.forget = _either(intents.forget)
+        self.forget_not = _either(intents.forget_not)
         self.medical = _either(intents.medical)
         self.legal = _either(intents.legal_guard)
+        self.off_topic = _either(intents.off_topic)
         self.small_talk = _either(intents.small_talk)
         self.thanks = _either(intents.thanks)
         self.spam = _either(intents.spam)
@@ -75,19 +78,24 @@ def read_intent(text: str, kn: Knowledge) -> Intent:
     if not lowered:
         return Intent("none")
     c = _compiled(kn.intents)
-    if _has(c.forget, lowered):
+    if _has(c.forget, lowered) and not _has(c.forget_not, lowered):
         return Intent("forget")
     if _has(c.spam, lowered) and len(lowered) < 300:
         return Intent("spam")
-    if _has(c.thanks, lowered) and len(lowered) <= 20:
+    if _has(c.thanks, lowered) and len(lowered) <= 20 and "?" not in lowered:
         return Intent("thanks")
     if _has(c.small_talk, lowered):
         return Intent("small_talk")
     if _has(c.medical, lowered) and not _has(c.legal, lowered):
         return Intent("out_of_scope", "medical")
+    if _has(c.off_topic, lowered) and not _has(c.legal, lowered):
+        return Intent("out_of_scope", "other")
     topic = next((name for name, p in c.topics.items() if _has(p, lowered)), None)
-    asks = "?" in lowered or _has(c.modals, lowered)
-    if asks and (_has(c.words, lowered) or _has(c.modals, lowered) or topic):
+    modal = _has(c.modals, lowered)
+    if not modal and not topic and _has(c.unsure, lowered):
+        return Intent("none")  # "작년 3월이었나요?" is a value asked back from memory
+    asks = "?" in lowered or modal
+    if asks and (_has(c.words, lowered) or modal or topic):
         return Intent("question", topic)
     return Intent("none")
 
@@ -97,6 +105,11 @@ def answer_question(kn: Knowledge, sub_type: str | None, intent: Intent, lang: s
     if intent.topic not in K3_TOPICS or not sub_type or sub_type not in kn.k3.info:
         return None
     value = getattr(kn.k3.info[sub_type], intent.topic)
-    if isinstance(value, list):
-        return " ".join(item.get(lang) for item in value[:ANSWER_ITEMS])
-    return value.get(lang)
+    if not isinstance(value, list):
+        return value.get(lang)
+    if not value:
+        return None  # a sub-type with no notes
+    if intent.topic == "typical_evidence":  # short noun phrases, set in a K0 sentence
+        items = ", ".join(item.get(lang) for item in value)
+        return kn.message("question_evidence", lang, items=items)
+    return " ".join(item.get(lang) for item in value[:ANSWER_ITEMS])  # whole sentences
