@@ -63,7 +63,11 @@ async def _export(settings: Settings, args: argparse.Namespace) -> None:
     # Opening the engine repairs any intake that finished while its records did not follow.
     engine = await Engine.open(settings, serving=False)
     try:
-        rows = await export.collect(engine=engine.records, include_open=args.all)
+        rows = await export.collect(
+            engine=engine.records,
+            include_open=args.all,
+            deadlines_of=lambda record: engine.deadlines_of(record, "ko"),
+        )
     finally:
         await engine.close()
     text = export.render(rows, args.format)

@@ -826,6 +826,18 @@ class Engine:
         _, values, where = await self._current(chat_id)
         self._prompt(values, *where, reply)
 
+    def deadlines_of(self, record: dict[str, Any], lang: str) -> list[dict[str, Any]]:
+        """The deadlines of a case record's facts as of today on the staff's calendar, each
+        with its days left and whether it is urgent."""
+        today = datetime.now(self.settings.zone).date()
+        found = self.spec.deadlines(
+            self.knowledge, record.get("sub_case_type"), record.get("facts") or {}, lang, today
+        )
+        return [
+            d.as_dict() | {"days_left": d.days_left(today), "urgent": d.due_soon(today)}
+            for d in found
+        ]
+
     async def _summary(
         self,
         chat_id: int,
@@ -835,7 +847,8 @@ class Engine:
     ) -> None:
         """/summary: the draft of the open intake, else the latest summary, else where it stands."""
         kn, lang = self.knowledge, reply.lang
-        draft = self.spec.draft_text(self.kb, values, lang) if values else None
+        today = datetime.now(self.settings.zone).date()
+        draft = self.spec.draft_text(self.kb, values, lang, today) if values else None
         if draft is not None:
             snap = self.spec.snapshot(kn, values, where[0] or "INIT")
             reply.add(
@@ -871,11 +884,22 @@ class Engine:
             alerts = await repo.alerts_for(
                 engine=self.records, session_ids=[s.id for s in sessions]
             )
-            # Safety alerts first, then the rest by their last activity.
-            sessions.sort(key=lambda s: not alerts.get(s.id))
+            records = {
+                s.id: await repo.case_record(engine=self.records, session=s) for s in sessions
+            }
+            # Days to the nearest deadline due within 30 days, per session.
+            urgent = {
+                sid: min(
+                    (d["days_left"] for d in self.deadlines_of(record, lang) if d["urgent"]),
+                    default=None,
+                )
+                for sid, record in records.items()
+            }
+            # Safety alerts first, then deadlines close by, then the rest by last activity.
+            sessions.sort(key=lambda s: (not alerts.get(s.id), urgent[s.id] is None))
             lines = [kn.message("sessions_header", lang, count=len(sessions))]
             for s in sessions[:50]:
-                record = await repo.case_record(engine=self.records, session=s)
+                record = records[s.id]
                 case = record["sub_case_type"] or "-"
                 line = kn.message(
                     "sessions_line",
@@ -888,12 +912,18 @@ class Engine:
                 )
                 if alerts.get(s.id):
                     line += f" | {kn.message('sessions_risk', lang)}"
+                if urgent[s.id] is not None:
+                    line += f" | {kn.message('sessions_urgent', lang, days=urgent[s.id])}"
                 lines.append(line)
             reply.add("\n".join(lines))
             return
         args = [a.lower() for a in inbound.args]
         fmt = next((a for a in args if a in EXPORT_FORMATS), "json")
-        rows = await export.collect(engine=self.records, include_open="all" in args)
+        rows = await export.collect(
+            engine=self.records,
+            include_open="all" in args,
+            deadlines_of=lambda record: self.deadlines_of(record, lang),
+        )
         if not rows:
             reply.add(kn.message("export_empty", lang))
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -19,6 +20,8 @@ EXPORT_KEYS = (
     "case_type",
     "sub_case_type",
     "alerts",
+    "urgent",
+    "deadlines",
     "facts",
     "facts_detail",
     "missing_fields",
@@ -29,9 +32,17 @@ EXPORT_KEYS = (
 )
 
 
-async def collect(*, engine: AsyncEngine, include_open: bool) -> list[dict[str, Any]]:
+async def collect(
+    *,
+    engine: AsyncEngine,
+    include_open: bool,
+    deadlines_of: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
+) -> list[dict[str, Any]]:
     """Completed intakes (and open and cancelled ones, with their missing fields, when
-    `include_open`)."""
+    `include_open`), safety alerts first, then those with a deadline within 30 days.
+
+    `deadlines_of` works out a record's deadlines (due dates as of today) from its facts.
+    """
     statuses = ["completed", "open", "cancelled"] if include_open else ["completed"]
     sessions = await repo.list_sessions(engine=engine, statuses=statuses)
     alerts = await repo.alerts_for(engine=engine, session_ids=[s.id for s in sessions])
@@ -39,11 +50,14 @@ async def collect(*, engine: AsyncEngine, include_open: bool) -> list[dict[str, 
     for session in sessions:
         record = await repo.case_record(engine=engine, session=session)
         record["alerts"] = alerts.get(session.id, [])
+        record["deadlines"] = deadlines_of(record) if deadlines_of else []
+        record["urgent"] = any(d["urgent"] for d in record["deadlines"])
         rows.append(
             {key: record[key] for key in EXPORT_KEYS} | {"evidence_files": record["evidence_files"]}
         )
-    # Sessions with a safety alert first: staff look at them before anything else.
-    rows.sort(key=lambda row: not row["alerts"])
+    # Sessions with a safety alert first: staff look at them before anything else; then
+    # those with a deadline close by.
+    rows.sort(key=lambda row: (not row["alerts"], not row["urgent"]))
     return rows
 
 
@@ -74,6 +88,13 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
             if row["alerts"]:
                 codes = ", ".join(f"{a['code']} ({a['at'][:16]})" for a in row["alerts"])
                 parts.append(f"- ⚠️ safety alerts: {codes}")
+            if row["urgent"]:
+                soon = ", ".join(
+                    f"{d['label']} {d['due']} ({d['days_left']}d)"
+                    for d in row["deadlines"]
+                    if d["urgent"]
+                )
+                parts.append(f"- ⏰ deadline soon: {soon}")
             if row["missing_fields"]:
                 parts.append(f"- missing: {', '.join(row['missing_fields'])}")
             parts.append("")

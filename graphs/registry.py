@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 
 from langgraph.graph import StateGraph
 
 from graphs.legal import amend as legal_amend
+from graphs.legal import deadlines as legal_deadlines
 from graphs.legal import graph as legal_graph
 from graphs.legal import records as legal_records
 from knowledge.kb import KnowledgeBase
@@ -26,9 +28,11 @@ class GraphSpec:
     current_prompt: Callable[
         [Knowledge, dict[str, Any], str, str | None, str], dict[str, Any] | None
     ]
-    draft_text: Callable[[KnowledgeBase, dict[str, Any], str], str | None]
+    draft_text: Callable[[KnowledgeBase, dict[str, Any], str, date], str | None]
     # A message to a finished intake: (state updates, replies), or None when it changes nothing.
     amend: Callable[[Any, dict[str, Any], str], Awaitable[tuple[dict[str, Any], list] | None]]
+    # The deadlines a case's facts give (knowledge, sub-type, facts, language, today).
+    deadlines: Callable[[Knowledge, str | None, dict[str, Any], str, date], list[Any]]
 
 
 GRAPHS: dict[str, GraphSpec] = {
@@ -40,5 +44,6 @@ GRAPHS: dict[str, GraphSpec] = {
         current_prompt=legal_records.current_prompt,
         draft_text=legal_records.draft_text,
         amend=legal_amend.amend,
+        deadlines=legal_deadlines.work_out,
     ),
 }

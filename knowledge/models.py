@@ -102,6 +102,18 @@ class Option(Strict):
     synonyms: list[str] = []
 
 
+class Statements(Strict):
+    """Phrases that state a yes/no fact: `affirm` ones say it is true, `deny` ones false.
+    Korean phrases match ignoring spaces, English ones as whole words; a negated phrase
+    ("안 다쳤어요", "haven't moved out") does not count."""
+
+    affirm: list[str] = []
+    deny: list[str] = []
+
+    def __add__(self, other: Statements) -> Statements:
+        return Statements(affirm=self.affirm + other.affirm, deny=self.deny + other.deny)
+
+
 class FieldSpec(Strict):
     """A fact the intake may ask for: its kind, question, reason and validation rules."""
 
@@ -115,6 +127,18 @@ class FieldSpec(Strict):
     cues: list[str] = []  # words that tie a value in free text to this field
     minimum: int | None = None  # int / duration lower bound
     maximum: int | None = None  # int / duration upper bound
+    # yesno: phrases stating the fact in any message ("이사 나왔어요" -> not living there)...
+    says: Statements = Statements()
+    # ...and those that answer it only when it is asked ("못 받았어요" to "받지 못하셨나요?").
+    answers: Statements = Statements()
+
+    @model_validator(mode="after")
+    def _phrases_for_yes_no(self) -> FieldSpec:
+        if (self.says.affirm or self.says.deny or self.answers.affirm or self.answers.deny) and (
+            self.kind != "yesno"
+        ):
+            raise ValueError("only a yesno field has says/answers phrases")
+        return self
 
     @model_validator(mode="after")
     def _options_for_choices(self) -> FieldSpec:
@@ -187,6 +211,34 @@ class K2Fields(Strict):
 # --- K3: legal information -----------------------------------------------------------------
 
 
+class Period(Strict):
+    """A length of time in days, months and years."""
+
+    days: int = Field(default=0, ge=0)
+    months: int = Field(default=0, ge=0)
+    years: int = Field(default=0, ge=0)
+
+
+class DeadlineRule(Strict):
+    """A deadline worked out from a collected date: `after` (or `before`) the first of the
+    `start` fields that is known, unless the facts in `unless` say it no longer matters."""
+
+    key: str = Field(pattern=r"^[a-z_0-9]+$")
+    label: Text
+    rule: Text  # the provision it comes from, in a line
+    start: list[str] = Field(min_length=1)
+    after: Period | None = None
+    before: Period | None = None
+    unless: dict[str, Any] = {}
+    future_only: bool = False  # shown only while it lies ahead (a notice that can still be given)
+
+    @model_validator(mode="after")
+    def _one_direction(self) -> DeadlineRule:
+        if (self.after is None) == (self.before is None):
+            raise ValueError(f"deadline {self.key}: give exactly one of after / before")
+        return self
+
+
 class LegalInfo(Strict):
     """K3: what a person should know about one sub-type (general information, not advice)."""
 
@@ -195,6 +247,7 @@ class LegalInfo(Strict):
     first_steps: list[Text] = Field(min_length=1)
     typical_evidence: list[Text] = Field(min_length=1)
     notes: list[Text] = []
+    deadlines: list[DeadlineRule] = []
 
 
 class K3Info(Strict):
@@ -250,6 +303,7 @@ class Lexicon(Strict):
     correction_markers: dict[Lang, list[str]]  # "아니라", "정정", "actually", ...
     ongoing: dict[Lang, list[str]] = {}  # "재직 중", "still" — an end date that has not come
     hedges: dict[Lang, list[str]] = {}  # "아마", "인 것 같", "maybe": a value to confirm first
+    people: dict[Lang, list[str]] = {}  # "엄마", "저", "brother": a list of people is a count
 
 
 # --- Safety pre-check ----------------------------------------------------------------------

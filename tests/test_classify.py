@@ -51,7 +51,7 @@ def test_k1_has_the_agreed_taxonomy(criteria: K1Criteria) -> None:
     codes = {ct.code: [sub.code for sub in ct.sub_types] for ct in criteria.case_types}
     assert codes == {
         "CIVIL": ["LOAN", "LEASE_DEPOSIT", "DAMAGES", "WAGE_ARREARS", "GOODS_PAYMENT"],
-        "CRIMINAL": ["FRAUD", "ASSAULT", "DEFAMATION", "THEFT"],
+        "CRIMINAL": ["FRAUD", "DEBT_COLLECTION", "ASSAULT", "DEFAMATION", "THEFT"],
         "FAMILY": ["DIVORCE", "CUSTODY", "INHERITANCE"],
         "ADMINISTRATIVE": ["DRIVER_LICENSE", "BUSINESS_SUSPENSION", "TAX", "FINE"],
     }

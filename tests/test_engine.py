@@ -30,6 +30,8 @@ EXPORT_KEYS = [
     "case_type",
     "sub_case_type",
     "alerts",
+    "urgent",
+    "deadlines",
     "facts",
     "facts_detail",
     "missing_fields",

@@ -16,7 +16,17 @@ MAX_TEXT_ANSWER = 500  # characters kept of a free-text answer
 CUE_WINDOW_BEFORE = 14  # characters before a value searched for a field cue ("보증금 2억")
 # Where a clause ends: punctuation, or a connective ending followed by a space (빌려줬고 ,
 # 했는데 , 받았지만 , 하면서 ) or an English conjunction.
-_CLAUSE_BOUNDARY = re.compile(r"[,.;!?\n]|(?:고|는데|지만|면서)\s|\b(?:and|but)\b")
+# "입사해서 ", "나와서 " end a clause too ("…에서 " does not).
+_CLAUSE_BOUNDARY = re.compile(
+    r"[,.;!?\n]|(?:고|는데|지만|면서|다가|니까|(?<!에)서)\s|\b(?:and|but|then)\b"
+)
+# A value the person takes back: "not 3 million", "300만원 아니고", "3백 말고", "이 아니라".
+_TAKEN_BACK_BEFORE = re.compile(r"(?i)\b(?:not|instead\s+of|rather\s+than)\s+$")
+_TAKEN_BACK_AFTER = re.compile(r"^\s?(?:이|가)?\s?(?:아니고|아니라|아니에요|아니구요|아니었|말고)")
+# A list of people answering "how many?": words joined by 랑/하고/와/과/, or "and".
+_PERSON_PARTICLE = re.compile(
+    r"(?:이랑|랑|하고|이하고|와|과|이요|요|이에요|예요|이고|도|까지|이|가|,)+$"
+)
 CUE_WINDOW_AFTER = 8  # characters after it ("2억의 보증금", "작년 3월에 퇴사")
 
 # A person named right after a relation word: "친구 김철수한테", "사장 박민수가", "사장 최씨".
@@ -134,6 +144,7 @@ class FactExtractor:
         self._unknown = [w.lower() for ws in lex.unknown.values() for w in ws]
         self._corrections = [w.lower() for ws in lex.correction_markers.values() for w in ws]
         self._ongoing = [w.lower() for ws in lex.ongoing.values() for w in ws]
+        self._people = {w.lower() for ws in lex.people.values() for w in ws}
         self._emotions = [
             (kind, cue.lower())
             for kind, by_lang in lex.emotions.items()
@@ -206,7 +217,12 @@ class FactExtractor:
                 self._check(spec, value, now=now) if value is not None else (None, "date_unparsed")
             )
         if spec.kind == "yesno":
-            value = normalize.parse_yes_no(stripped, yes=self._yes, no=self._no)
+            # The field's own phrases first: "네 못받았어요" to "퇴직금도 받지 못하셨나요?" says
+            # it is unpaid, whatever a leading 네 or a trailing 받았어요 says on its own.
+            phrases = spec.says + spec.answers
+            value = normalize.phrase_polarity(lowered, true=phrases.affirm, false=phrases.deny)
+            if value is None:
+                value = normalize.parse_yes_no(stripped, yes=self._yes, no=self._no)
             return (value, None) if value is not None else (None, "yesno")
         if spec.kind == "choice":
             matches = self.match_options(spec, lowered)
@@ -216,11 +232,20 @@ class FactExtractor:
             return (matches, None) if matches else (None, "choice")
         if spec.kind == "int":
             value = normalize.parse_int(stripped)
+            listed = self._count_people(stripped)
+            if listed >= 2:
+                # "엄마랑 저랑 남동생이요" is three; a count that disagrees with the list
+                # ("엄마랑 저랑 동생 둘") is not taken on either reading.
+                if value is not None and value != listed:
+                    return None, "int"
+                value = listed
             if value is None and spec.minimum == 0 and self._says_none(stripped):
                 value = 0
             return self._check(spec, value, now=now) if value is not None else (None, "int")
         if spec.kind == "duration":
             value = normalize.parse_duration_months(stripped)
+            if value is None:
+                value = self._months_since(stripped, now=now)
             return self._check(spec, value, now=now) if value is not None else (None, "duration")
         if (
             is_meaningless(stripped)
@@ -310,6 +335,10 @@ class FactExtractor:
                 asked if asked in fields else next((k for k in fields if specs[k].primary), None)
             )
             for match in finder():
+                if _TAKEN_BACK_BEFORE.search(text[: match.start]) or _TAKEN_BACK_AFTER.match(
+                    text[match.end :]
+                ):
+                    continue
                 by_cue = self._cued_field(lowered, match.start, match.end, fields, specs)
                 key = by_cue or fallback
                 if key is None:
@@ -334,6 +363,13 @@ class FactExtractor:
             matches = self.match_options(spec, lowered)
             if matches and spec.kind == "choice" and len(matches) == 1:
                 facts[key] = matches[0]
+        for key, spec in specs.items():
+            if spec.kind == "yesno" and key != asked and (spec.says.affirm or spec.says.deny):
+                said = normalize.phrase_polarity(
+                    lowered, true=spec.says.affirm, false=spec.says.deny
+                )
+                if said is not None:
+                    facts[key] = said
         if "evidence" in specs:
             kinds = self.match_options(k2.field(sub_type, "evidence_type"), lowered)
             if kinds:
@@ -391,6 +427,27 @@ class FactExtractor:
             return f"{match.group('rel')} {name}"
         match = _COMPANY.search(text)
         return match.group("name").strip() if match else None
+
+    def _count_people(self, text: str) -> int:
+        """How many people a list names ("엄마랑 저랑 남동생이요" -> 3, "me and my brother" ->
+        2); 0 or 1 when it is no list."""
+        words = re.findall(r"[가-힣]+|[a-z]+", text.lower())
+        count = 0
+        for word in words:
+            bare = _PERSON_PARTICLE.sub("", word) if re.match("[가-힣]", word) else word
+            if bare in self._people or word in self._people:
+                count += 1
+        return count
+
+    @staticmethod
+    def _months_since(text: str, *, now: datetime) -> int | None:
+        """A length of time given as its start ("2015년 5월에 결혼했어요"): whole months from the
+        start to now, when the text names one past date with at least its month."""
+        value = normalize.parse_date(text, now=now)
+        if value is None or len(value) < 7 or normalize.is_future(value, now=now):
+            return None
+        year, month = int(value[:4]), int(value[5:7])
+        return (now.year - year) * 12 + now.month - month
 
     def _says_unknown(self, lowered: str) -> bool:
         return any(word in lowered for word in self._unknown)

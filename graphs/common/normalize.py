@@ -120,7 +120,7 @@ _BIG_FORM = (
     rf"{_BIG_PART}(?:\s?{_GROUP}(?:(?<=\d)\s)?[만억조])*"
     rf"(?P<trail>\s?(?:{_GROUP}(?=\s?원)|{_GROUP_UNIT}))?"
 )
-_ENGLISH_FORM = rf"{_ARABIC}\s?(?P<mult>(?i:thousand|million|billion|mil|mn|bn))(?![A-Za-z])"
+_ENGLISH_FORM = rf"{_ARABIC}\s?(?P<mult>(?i:thousand|million|billion|mil|mn|bn|k))(?![A-Za-z])"
 _AMOUNT = re.compile(
     r"(?<!\d)(?<!\d[.,])(?:(?<![가-힣])|(?![가-힣]))"  # not inside a number or a Korean word
     r"(?P<sign>(?<!\w)[-−]|마이너스\s?)?"
@@ -128,7 +128,7 @@ _AMOUNT = re.compile(
     rf"(?P<num>{_ENGLISH_FORM}|{_BIG_FORM}|{_GROUP})"
     r"(?P<unit>\s?원(?!룸|래)|\s?(?i:won|krw)(?![A-Za-z']))?"
 )
-_MULTIPLIERS = {"thousand": 10**3, "million": 10**6, "mil": 10**6, "mn": 10**6}
+_MULTIPLIERS = {"thousand": 10**3, "k": 10**3, "million": 10**6, "mil": 10**6, "mn": 10**6}
 _MULTIPLIERS |= {"billion": 10**9, "bn": 10**9}
 # A number with 만/million but no currency that counts something else: '3만 명', '2 million people'.
 _COUNTED_AFTER = re.compile(
@@ -319,13 +319,16 @@ def _relative_day(m: re.Match[str], now: datetime) -> str | None:
     offsets |= {"day before yesterday": -2, "yesterday": -1, "today": 0, "tomorrow": 1}
     if word in offsets:
         return _days_from(now, offsets[word])
-    return _days_from(now, -7)  # 지난주 / last week: the same weekday a week ago
+    # 지난주 / last week: the same weekday a week ago; 지지난주 two weeks ago.
+    return _days_from(now, -14 if word.startswith("지지난") else -7)
 
 
 def _relative_month(m: re.Match[str], now: datetime) -> str | None:
     """지난달, 이번 달, 다음 달 (optionally with a day), last/this/next month."""
     word = (m["word"] or m["en"]).lower()
     delta = -1 if word[:2] in ("지난", "저번", "la") else 1 if word[:2] in ("다음", "ne") else 0
+    if word.startswith("지지난"):
+        delta = -2
     year, month = _shift_month(now.year, now.month, delta)
     return _iso(year, month, _opt_int(m["d"]))
 
@@ -376,6 +379,68 @@ def _english_month(m: re.Match[str], now: datetime) -> _NoYear:
     return _NoYear(_MONTHS[m["mon"].lower()])
 
 
+@dataclass(frozen=True)
+class _Weekday:
+    """A weekday: in a named week (`week` weeks from this Monday-Sunday week), or the nearest
+    one (`before_today`: strictly before today, as in "지난 금요일" / "last Friday"; otherwise on
+    or before today, or on or after it for a field that may lie ahead)."""
+
+    weekday: int  # Monday 0 ... Sunday 6
+    week: int | None = None
+    before_today: bool = False
+    ahead: bool = False
+
+
+_KO_WEEKDAYS = "월화수목금토일"
+_EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEK_OFFSETS = {"지지난": -2, "지난": -1, "저번": -1, "이번": 0, "요번": 0, "다음": 1}
+
+
+def _weekday_ko(m: re.Match[str], now: datetime) -> _Weekday:
+    """'지난주 금요일' (Friday of last week), '이번 주 월요일', '지난 금요일', '금요일'."""
+    weekday = _KO_WEEKDAYS.index(m["wd"])
+    rel = m["rel"]
+    if rel and m["wk"]:
+        return _Weekday(weekday, week=_WEEK_OFFSETS[rel])
+    if rel:
+        return _Weekday(
+            weekday, before_today=rel in ("지난", "저번", "지지난"), ahead=rel == "다음"
+        )
+    return _Weekday(weekday)
+
+
+def _weekday_en(m: re.Match[str], now: datetime) -> _Weekday:
+    """'last Saturday' (the latest before today), 'this Monday' (of this week), 'on Friday'."""
+    weekday = _EN_WEEKDAYS.index(m["wd"].lower())
+    rel = (m["rel"] or "").lower()
+    if rel == "this":
+        return _Weekday(weekday, week=0)
+    if rel in ("last", "past"):
+        return _Weekday(weekday, before_today=True)
+    return _Weekday(weekday, ahead=rel == "next")
+
+
+def _resolve_weekday(value: _Weekday, now: datetime, *, allow_future: bool) -> str:
+    """The date of a weekday phrase relative to `now`."""
+    today = now.date()
+    if value.week is not None:
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=value.week)
+        return (monday + timedelta(days=value.weekday)).isoformat()
+    if value.ahead or (allow_future and not value.before_today):
+        days = (value.weekday - today.weekday()) % 7 or (7 if value.ahead else 0)
+        return (today + timedelta(days=days)).isoformat()
+    days = (today.weekday() - value.weekday) % 7
+    if days == 0 and value.before_today:
+        days = 7
+    return (today - timedelta(days=days)).isoformat()
+
+
+def _english_month_rel_year(m: re.Match[str], now: datetime) -> str | None:
+    """'in May this year', 'May last year', 'March of next year'."""
+    offset = {"last": -1, "this": 0, "next": 1}[m["rel"].lower()]
+    return _iso(now.year + offset, _MONTHS[m["mon"].lower()])
+
+
 _DAY_KO = r"(?:\s?(?P<d>\d{1,2})\s?일)?"
 _MONTH_DAY_KO = rf"(?:\s?(?P<m>\d{{1,2}})\s?월{_DAY_KO})?"
 _EN_COUNT = rf"\d+|an?|{_EN_NUMBER_RE}"
@@ -387,7 +452,13 @@ _NOT_A_DECIMAL = (
     r"(?!\s(?i:million|thousand|billion|mil|mn|bn|percent|times|points?|years?|months?|weeks?|"
     r"days?|hours?|km|kg)\b)"
 )
-_DateRule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str | _NoYear | None]]
+_DateRule = tuple[
+    re.Pattern[str], Callable[[re.Match[str], datetime], str | _NoYear | _Weekday | None]
+]
+_EN_MONTH_LEAD = (
+    r"(?:(?:in|since|during|around|from|until|till|early|mid|late|"
+    r"(?:the\s+)?(?:end|beginning|start|middle)\s+of)[\s-]+)?"
+)
 _DATE_RULES: list[_DateRule] = [
     (re.compile(rf"(?<![\d.])(?P<y>\d{{4}}|\d{{2}})\s?년도?{_MONTH_DAY_KO}"), _ymd),
     (re.compile(rf"(?<![\d.])(?P<m>\d{{1,2}})\s?월{_DAY_KO}"), _month_day),
@@ -416,14 +487,14 @@ _DATE_RULES: list[_DateRule] = [
     (
         re.compile(
             r"(?<![가-힣])(?P<word>그저께|그제(?!서야|야)|어저께|어제|오늘(?!날)|내일(?!모레)|모레|"
-            r"(?:지난|저번)\s?주(?!인|말|일)|"
+            r"(?:지지난|지난|저번)\s?주(?!인|말|일|\s?[월화수목금토일]요일)|"
             r"(?i:(?:the\s+)?day\s+before\s+yesterday|yesterday|today|tomorrow|last\s+week)\b)"
         ),
         _relative_day,
     ),
     (
         re.compile(
-            rf"(?<![가-힣])(?P<word>(?:지난|저번|이번|다음)\s?달){_DAY_KO}"
+            rf"(?<![가-힣])(?P<word>(?:지지난|지난|저번|이번|다음)\s?달){_DAY_KO}"
             r"|\b(?P<en>(?i:(?:last|this|next)\s+month))\b"
         ),
         _relative_month,
@@ -434,6 +505,27 @@ _DATE_RULES: list[_DateRule] = [
             r"|\b(?P<en>(?i:(?:last|this|next)\s+year))\b"
         ),
         _relative_year,
+    ),
+    (
+        re.compile(
+            r"(?<![가-힣])(?:(?P<rel>지지난|지난|저번|이번|요번|다음)\s?(?P<wk>주)?\s?)?"
+            r"(?P<wd>[월화수목금토일])요일"
+        ),
+        _weekday_ko,
+    ),
+    (
+        re.compile(
+            r"(?i)\b(?:(?P<rel>last|this|next|past)\s+|on\s+)?"
+            rf"(?P<wd>{'|'.join(_EN_WEEKDAYS)})\b"
+        ),
+        _weekday_en,
+    ),
+    (
+        re.compile(
+            rf"(?i)\b{_EN_MONTH_LEAD}(?P<mon>{_FULL_MONTHS})\s+(?:of\s+)?"
+            r"(?P<rel>last|this|next)\s+year\b"
+        ),
+        _english_month_rel_year,
     ),
     (re.compile(r"(?<![\d.])(?P<n>\d+)\s?(?P<u>일|주일|주|개월|달|년)\s?(?:전|前)"), _ago),
     # Sino-Korean counts take 년/개월/주일, or 일 written solid ('삼일 전'; '이 일' is 'this work').
@@ -486,6 +578,8 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
             value = rule(m, now)
             if isinstance(value, _NoYear):
                 value = _resolve_no_year(value, now, allow_future=allow_future)
+            elif isinstance(value, _Weekday):
+                value = _resolve_weekday(value, now, allow_future=allow_future)
             if value != _NOT_A_DATE:
                 candidates.append((m.start(), m.end(), value))
     # Earliest, then longest, claims its span; an impossible date (2024.2.30) claims it and is dropped.
@@ -540,9 +634,30 @@ def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower().replace("’", "'"))
 
 
+# Emphatic and quoting endings people add when they repeat themselves: "있다니까요", "없다고요",
+# "했거든요", "맞잖아요", "아니라니까요". The stem with a plain ending is looked up instead.
+_EMPHATIC = re.compile(
+    r"^(?P<stem>[가-힣]+?)(?:다니까는요|다니까요|다니까|다니깐요|다니깐|다고요|다구요|다고|다구|"
+    r"거든요|거든|잖아요|잖아|라니까요|라니까|라고요|라구요)$"
+)
+_PLAIN_ENDINGS = ("어요", "아요", "요", "습니다", "어", "아")
+
+
+def _plain(word: str, single: set[str]) -> str:
+    """An emphatic form ("있다니까요") as its plain form among the one-word cues ("있어요")."""
+    if word in single:
+        return word
+    m = _EMPHATIC.match(word)
+    if m is None:
+        return word
+    return next((m["stem"] + e for e in _PLAIN_ENDINGS if m["stem"] + e in single), word)
+
+
 def parse_yes_no(text: str, *, yes: Iterable[str], no: Iterable[str]) -> bool | None:
     """True/False when the answer says yes/no with the given cue words, None when unclear."""
-    words = _words(text)
+    yes, no = list(yes), list(no)
+    single = {cue[0] for phrase in (*yes, *no) if len(cue := _words(phrase)) == 1}
+    words = [_plain(word, single) for word in _words(text)]
     cues: list[tuple[int, int, bool]] = []  # (first word, word count, is yes)
     for answer, phrases in ((True, yes), (False, no)):
         for phrase in phrases:
@@ -575,11 +690,66 @@ def parse_yes_no(text: str, *, yes: Iterable[str], no: Iterable[str]) -> bool | 
     return chosen[0][2] if leads else None
 
 
+_KO_NEGATED_BEFORE = ("안", "못")
+_KO_NEGATED_AFTER = re.compile(r"^(?:지\s?(?:도|는|가)?\s?(?:않|못)|진\s?(?:않|못))")
+_EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+)?$")
+
+
+def _phrase_spans(text: str, phrase: str) -> list[tuple[int, int]]:
+    """Where a phrase is said, not negated: Korean ignoring spaces ("못 받았" = "못받았") and not
+    after 안/못 or before 지 않/지 못; English as whole words, not after not/n't/never/no."""
+    phrase = phrase.lower()
+    if _LATIN_WORD.search(phrase):
+        pattern = re.compile(rf"(?<![a-z']){re.escape(phrase)}(?![a-z])")
+        return [
+            m.span()
+            for m in pattern.finditer(text)
+            if not _EN_NEGATED_BEFORE.search(text[: m.start()])
+        ]
+    squeezed, target = re.sub(r"\s+", "", text), re.sub(r"\s+", "", phrase)
+    spans, pos = [], squeezed.find(target)
+    while pos >= 0:
+        end = pos + len(target)
+        negated = (
+            not target.startswith(_KO_NEGATED_BEFORE)
+            and squeezed[:pos].endswith(_KO_NEGATED_BEFORE)
+        ) or bool(_KO_NEGATED_AFTER.match(squeezed[end:]))
+        if not negated:
+            spans.append((pos + 10**6, end + 10**6))  # apart from the English positions
+        pos = squeezed.find(target, pos + 1)
+    return spans
+
+
+_LATIN_WORD = re.compile(r"[a-z]")
+
+
+def phrase_polarity(text: str, *, true: Iterable[str], false: Iterable[str]) -> bool | None:
+    """True or False when the text says one of a fact's phrases ("이사 나왔", "moved out"), None
+    when it says none, or says both. A longer phrase wins over one inside it ("못 받았" over
+    "받았"), and a negated phrase does not count ("안 다쳤어요" is not "다쳤")."""
+    lowered = text.lower()
+    found = [
+        (start, end, polarity)
+        for polarity, phrases in ((True, true), (False, false))
+        for phrase in phrases
+        for start, end in _phrase_spans(lowered, phrase)
+    ]
+    chosen: list[tuple[int, int, bool]] = []
+    for cue in sorted(found, key=lambda c: c[0] - c[1]):
+        if all(cue[0] >= o[1] or o[0] >= cue[1] for o in chosen):
+            chosen.append(cue)
+    polarities = {c[2] for c in chosen}
+    return polarities.pop() if len(polarities) == 1 else None
+
+
 # --- counts ---------------------------------------------------------------------------------
 
 _COUNTER = r"(?:명|개(?!월)|살|세(?!요|상|금|대|입)|번|회(?!사)|건(?!물|강)|마리|곳|군데|가지|채|사람|식구)"
 # What may follow a standalone native numeral ("둘이에요"); "열 받아요" and "하나도" are no counts.
-_STAND_END = r"(?=\s*$|\s*[.,!?~]|(?:이요|이에요|예요|요|입니다|뿐|밖에|정도|쯤)(?![가-힣]))"
+_STAND_END = (
+    r"(?=\s*$|\s*[.,!?~]|(?:이요|이에요|예요|요|입니다|뿐|밖에|정도|쯤)(?![가-힣])|"
+    r"(?:이라고|라고|이라니까|이라구|이라니깐|이거든|이잖아|이야|이다)|\s(?:있|이에요|입니다|뿐))"
+)
 _INT_RULES = [
     re.compile(
         r"(?<![\d.,/\-₩$])(?P<digits>\d{1,3}(?:,\d{3})+|\d+)(?!\d|[.,:/\-]\d)"

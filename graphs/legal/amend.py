@@ -65,6 +65,6 @@ async def amend(
         "details": details,
         "story": story,
     }
-    summary = build_summary(ctx.knowledge_base, {**values, **updates}, lang)
+    summary = build_summary(ctx.knowledge_base, {**values, **updates}, lang, today=ctx.now.date())
     updates["summary"] = summary
     return updates, [prompts.say(kn, lang, "amended"), prompts.message(summary["text"])]

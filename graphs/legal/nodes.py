@@ -563,7 +563,7 @@ async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, A
 async def write_summary(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write the summary in the sub-type's K4 format with its K3 information."""
     ctx = runtime.context
-    summary = build_summary(ctx.knowledge_base, dict(state), ctx.lang)
+    summary = build_summary(ctx.knowledge_base, dict(state), ctx.lang, today=ctx.now.date())
     outbox = [
         *state.get("outbox", []),
         prompts.say(ctx.knowledge, ctx.lang, "summary_intro"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from graphs.legal import prompts
@@ -81,8 +82,8 @@ def current_prompt(
     return None
 
 
-def draft_text(kb: KnowledgeBase, values: dict[str, Any], lang: str) -> str | None:
+def draft_text(kb: KnowledgeBase, values: dict[str, Any], lang: str, today: date) -> str | None:
     """/summary mid-intake: the summary of what is known so far, once the case type is."""
     if not values.get("sub_type") or values.get("status") == "completed":
         return None
-    return build_summary(kb, dict(values), lang)["text"]
+    return build_summary(kb, dict(values), lang, today=today)["text"]

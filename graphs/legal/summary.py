@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from graphs.common.story import Detail, detail_line
+from graphs.legal import deadlines as legal_deadlines
 from graphs.legal.fields import missing_fields, progress
 from graphs.legal.prompts import case_labels, format_value
 from knowledge.kb import KnowledgeBase
@@ -20,8 +22,11 @@ INFO_KEYS = {
 DESCRIPTION_PREVIEW = 600
 
 
-def build_summary(kb: KnowledgeBase, state: dict[str, Any], lang: str) -> dict[str, Any]:
-    """Summary text and structured data for a finished intake, in the K4 format with K3 information."""
+def build_summary(
+    kb: KnowledgeBase, state: dict[str, Any], lang: str, *, today: date
+) -> dict[str, Any]:
+    """Summary text and structured data for a finished intake, in the K4 format with K3
+    information and the deadlines worked out from its dates as of `today`."""
     kn = kb.knowledge
     sub_type = state["sub_type"]
     facts: dict[str, Any] = state.get("facts", {})
@@ -69,6 +74,7 @@ def build_summary(kb: KnowledgeBase, state: dict[str, Any], lang: str) -> dict[s
             [t.get(lang) for t in value] if isinstance(value, list) else value.get(lang)
         )
 
+    deadlines = legal_deadlines.work_out(kn, sub_type, facts, lang, today)
     emotions = [e["kind"] for e in state.get("emotions", [])]
     corrections = [
         {"field": c["field"], "old": c["old"], "new": c["new"]}
@@ -108,6 +114,8 @@ def build_summary(kb: KnowledgeBase, state: dict[str, Any], lang: str) -> dict[s
             for f in state.get("evidence_files", [])
         ],
         "legal_info": legal_info,
+        "deadlines": [d.as_dict() | {"days_left": d.days_left(today)} for d in deadlines],
+        "urgent": legal_deadlines.is_urgent(deadlines, today),
         "language": lang,
     }
     return {
@@ -122,6 +130,13 @@ def render_text(
     """The summary as plain text for staff and for the person."""
     msg = kn.message
     lines = [f"{msg('summary_amended', lang)}"] if data["amendments"] else []
+    soon = [d for d in data["deadlines"] if 0 <= d["days_left"] <= legal_deadlines.URGENT_DAYS]
+    lines += [
+        msg(
+            "summary_urgent", lang, label=d["label"], due=_due(kn, d, lang), left=_left(kn, d, lang)
+        )
+        for d in soon[:1]
+    ]
     lines += [
         f"📋 {title}",
         f"■ {msg('summary_case', lang)}: {data['case_label']} · {data['sub_case_label']}",
@@ -148,6 +163,21 @@ def render_text(
         lines.append(f"[{msg('summary_details', lang)}]")
         for d in data["details"]:
             lines.append("· " + detail_line(Detail(d["kind"], d["value"], d["quote"]), lang, kn))
+    if data["deadlines"]:
+        lines.append("")
+        lines.append(f"[{msg('summary_deadlines', lang)}]")
+        lines += [
+            "· "
+            + msg(
+                "deadline_line",
+                lang,
+                label=d["label"],
+                due=_due(kn, d, lang),
+                left=_left(kn, d, lang),
+                rule=d["rule"],
+            )
+            for d in data["deadlines"]
+        ]
     lines.append("")
     if data["questions"]:
         lines.append(f"■ {msg('summary_questions', lang)}:")
@@ -185,3 +215,19 @@ def render_text(
     lines.append("")
     lines.append(f"※ {kn.k3.disclaimer.get(lang)}")
     return "\n".join(lines)
+
+
+def _due(kn: Knowledge, deadline: dict[str, Any], lang: str) -> str:
+    """A deadline's date, marked approximate when its start date was."""
+    due = deadline["due"]
+    return kn.message("deadline_approx", lang, due=due) if deadline["approximate"] else due
+
+
+def _left(kn: Knowledge, deadline: dict[str, Any], lang: str) -> str:
+    """How far off a deadline is: days left, today, or how long ago it passed."""
+    days = deadline["days_left"]
+    if days > 0:
+        return kn.message("deadline_left", lang, days=days)
+    if days == 0:
+        return kn.message("deadline_today", lang)
+    return kn.message("deadline_passed", lang, days=-days)
