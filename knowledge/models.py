@@ -17,7 +17,9 @@ from pydantic import (
 Lang = Literal["ko", "en"]
 LANGS: tuple[Lang, ...] = ("ko", "en")
 CaseTypeCode = Literal["CIVIL", "CRIMINAL", "FAMILY", "ADMINISTRATIVE"]
-FieldKind = Literal["date", "amount", "yesno", "choice", "multi_choice", "text", "int", "duration"]
+FieldKind = Literal[
+    "date", "amount", "yesno", "choice", "multi_choice", "text", "int", "duration", "decimal"
+]
 EmotionKind = Literal["distress", "anger", "fear", "urgency"]
 
 
@@ -125,8 +127,9 @@ class FieldSpec(Strict):
     allow_future: bool = False  # date: a future date is valid (e.g. a lease end date)
     primary: bool = False  # receives untagged values of its kind found in free text
     cues: list[str] = []  # words that tie a value in free text to this field
-    minimum: int | None = None  # int / duration lower bound
-    maximum: int | None = None  # int / duration upper bound
+    minimum: float | None = None  # int / duration / decimal lower bound
+    maximum: float | None = None  # int / duration / decimal upper bound
+    unit: str = ""  # decimal: shown after the value ("%")
     # yesno: phrases stating the fact in any message ("이사 나왔어요" -> not living there)...
     says: Statements = Statements()
     # ...and those that answer it only when it is asked ("못 받았어요" to "받지 못하셨나요?").

@@ -242,6 +242,9 @@ class FactExtractor:
             if value is None and spec.minimum == 0 and self._says_none(stripped):
                 value = 0
             return self._check(spec, value, now=now) if value is not None else (None, "int")
+        if spec.kind == "decimal":
+            value = normalize.parse_decimal(stripped)
+            return self._check(spec, value, now=now) if value is not None else (None, "decimal")
         if spec.kind == "duration":
             value = normalize.parse_duration_months(stripped)
             if value is None:
@@ -284,7 +287,7 @@ class FactExtractor:
         if spec.kind == "date" and value != "ongoing":
             if not spec.allow_future and normalize.is_future(value, now=now):
                 return None, "date_future"
-        if spec.kind in ("int", "duration"):
+        if spec.kind in ("int", "duration", "decimal"):
             low = spec.minimum if spec.minimum is not None else 0
             high = spec.maximum if spec.maximum is not None else 10**6
             if not low <= value <= high:
@@ -363,6 +366,8 @@ class FactExtractor:
             matches = self.match_options(spec, lowered)
             if matches and spec.kind == "choice" and len(matches) == 1:
                 facts[key] = matches[0]
+            elif matches and spec.kind == "multi_choice":
+                facts[key] = matches  # "바람을 피워서" -> grounds: affair
         for key, spec in specs.items():
             if spec.kind == "yesno" and key != asked and (spec.says.affirm or spec.says.deny):
                 said = normalize.phrase_polarity(

@@ -779,6 +779,18 @@ def parse_int(text: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
+# --- decimals -------------------------------------------------------------------------------
+
+_DECIMAL = re.compile(r"(?<![\d.,])(\d{0,3}\.\d{1,4})(?![\d.])\s?(?:%|퍼센트|프로)?")
+
+
+def parse_decimal(text: str) -> float | None:
+    """The single decimal number in an answer ('0.08%', '혈중알코올농도 0.125요', '.09'), None
+    when there is none or several."""
+    values = {float(m[1]) for m in _DECIMAL.finditer(text)}
+    return values.pop() if len(values) == 1 else None
+
+
 # --- durations ------------------------------------------------------------------------------
 
 # 달 takes native numbers and 개월 Sino-Korean ones: '이 달' is 'this month', not two months.

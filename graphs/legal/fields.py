@@ -21,14 +21,21 @@ def _months_between(start: Any, end: Any) -> int | None:
 def _holds(dep: str, expected: Any, facts: dict[str, Any]) -> bool | None:
     """Whether one condition holds on the facts; None while the facts do not decide it.
 
-    A condition is a value the fact must have (`evidence: true`), or a length of time from a
-    date fact to another (`employment_start: {months_until: employment_end, at_least: 12}`).
+    A condition is a value the fact must have (`evidence: true`), a least value
+    (`children_count: {at_least: 1}`), one of some values (`{one_of: [speeding, parking]}`), or
+    a length of time from a date fact to another
+    (`employment_start: {months_until: employment_end, at_least: 12}`).
     """
     if isinstance(expected, dict) and "months_until" in expected:
         months = _months_between(facts.get(dep), facts.get(expected["months_until"]))
         return None if months is None else months >= expected["at_least"]
     if dep not in facts:
         return _UNDECIDED
+    if isinstance(expected, dict) and "at_least" in expected:  # children_count: {at_least: 1}
+        value = facts[dep]
+        return isinstance(value, int | float) and value >= expected["at_least"]
+    if isinstance(expected, dict) and "one_of" in expected:  # fine_kind: {one_of: [a, b]}
+        return facts[dep] in expected["one_of"]
     return facts[dep] == expected
 
 

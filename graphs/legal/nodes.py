@@ -32,7 +32,17 @@ EVIDENCE_KIND_OF_FILE = {"photo": "photo", "document": "other"}
 # Why an answer did not fit its field, when the message carried another field's fact instead:
 # then it answered something else (counted as a miss, not shown as an invalid answer).
 ANSWERED_ELSEWHERE = frozenset(
-    {None, "amount_unparsed", "date_unparsed", "text", "yesno", "choice", "int", "duration"}
+    {
+        None,
+        "amount_unparsed",
+        "date_unparsed",
+        "text",
+        "yesno",
+        "choice",
+        "int",
+        "duration",
+        "decimal",
+    }
 )
 
 

@@ -22,6 +22,7 @@ REASON_KEYS = {
     "int": "invalid_int",
     "int_range": "invalid_int_range",
     "duration": "invalid_duration",
+    "decimal": "invalid_decimal",
 }
 MAIN_TYPES = ("CIVIL", "CRIMINAL", "FAMILY", "ADMINISTRATIVE")
 
@@ -54,6 +55,8 @@ def format_value(kn: Knowledge, spec: FieldSpec, value: Any, lang: str) -> str:
         return kn.message("value_ongoing", lang)
     if spec.kind == "duration":
         return kn.message("duration_format", lang, years=value // 12, months=value % 12)
+    if spec.kind == "decimal":
+        return f"{value:g}{spec.unit}"
     if spec.kind in ("choice", "multi_choice"):
         labels = {o.value: o.label.get(lang) for o in spec.options}
         values = value if isinstance(value, list) else [value]
