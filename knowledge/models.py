@@ -129,7 +129,7 @@ class FieldSpec(Strict):
     cues: list[str] = []  # words that tie a value in free text to this field
     minimum: float | None = None  # int / duration / decimal lower bound
     maximum: float | None = None  # int / duration / decimal upper bound
-    unit: str = ""  # decimal: shown after the value ("%")
+    unit: str = ""  # decimal: shown after the value ("%"); int: "일" reads "2주" as 14 days
     # yesno: phrases stating the fact in any message ("이사 나왔어요" -> not living there)...
     says: Statements = Statements()
     # ...and those that answer it only when it is asked ("못 받았어요" to "받지 못하셨나요?").
@@ -137,10 +137,9 @@ class FieldSpec(Strict):
 
     @model_validator(mode="after")
     def _phrases_for_yes_no(self) -> FieldSpec:
-        if (self.says.affirm or self.says.deny or self.answers.affirm or self.answers.deny) and (
-            self.kind != "yesno"
-        ):
-            raise ValueError("only a yesno field has says/answers phrases")
+        phrases = self.says.affirm or self.says.deny or self.answers.affirm or self.answers.deny
+        if phrases and self.kind != "yesno" and not (self.kind == "int" and not self.says.affirm):
+            raise ValueError("only a yesno field has says/answers (an int field: says.deny = 0)")
         return self
 
     @model_validator(mode="after")

@@ -21,7 +21,6 @@ A conversation is a simulated person, not a fixed transcript (the bot chooses wh
     sub_type: LOAN
     facts: {amount: 3000000, incident_date: {months_ago: 20}}
     must_not: {amount: [30000000]}
-  strict: true                  # no fact lost, nothing asked again (else reported only)
   known_gap: "..."              # a failure not fixed yet: expected to fail until it is
 ```
 

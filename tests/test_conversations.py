@@ -2,8 +2,8 @@
 played by a simulated person against `intake-bot chat --jsonl` and scored
 (tests/conversation_runner.py).
 
-Every conversation: no wrong fact, the safety reply where it belongs and nowhere else, the
-intake completed; strict ones also lose nothing and ask nothing twice. A conversation marked
+Every conversation: no wrong fact, no fact the person gave lost or asked again, the safety
+reply where it belongs and nowhere else, the intake completed. A conversation marked
 `known_gap` documents a failure not fixed yet: it is expected to fail (and the test fails once
 it passes, so the mark is removed when the gap is closed).
 """
@@ -40,8 +40,7 @@ def failures(conv: dict, s: Score) -> list[str]:
     found += [f"safety reply where none was due: {m}" for m in s.safety_false]
     if not s.completed:
         found.append(f"not completed after {s.turns} turns")
-    if conv.get("strict"):
-        found += [f"fact lost: {k}" for k in s.lost] + [f"asked again: {k}" for k in s.repeated]
+    found += [f"fact lost: {k}" for k in s.lost] + [f"asked again: {k}" for k in s.repeated]
     return found
 
 
@@ -54,6 +53,13 @@ def test_the_set_holds_both_languages_danger_and_near_misses() -> None:
     ]
     assert len(in_danger) >= 6
     assert sum(c["id"].split("-")[1] == "nearmiss" for c in CONVERSATIONS) >= 4
+
+
+def test_the_set_covers_every_sub_type_in_both_languages(knowledge) -> None:
+    assert len(CONVERSATIONS) >= 40
+    covered = {(c["expect"]["sub_type"], c["lang"]) for c in CONVERSATIONS}
+    for _, sub in knowledge.k1.all_sub_types():
+        assert (sub.code, "ko") in covered and (sub.code, "en") in covered, sub.code
 
 
 @pytest.mark.parametrize("conv", CONVERSATIONS, ids=[c["id"] for c in CONVERSATIONS])

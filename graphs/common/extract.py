@@ -92,6 +92,7 @@ _BESIDE_VALUE = frozenset(
     "같아요 인 것 about around roughly approx approximately on in the of won krw".split()
 )
 _PUNCT = re.compile(r"[\W_]+")
+_DAY_UNITS = ("일", "days")  # an int field counted in days ("영업정지 2개월" is 60)
 
 
 def _spans(lowered: str, word: str) -> list[tuple[int, int]]:
@@ -226,10 +227,17 @@ class FactExtractor:
             return (value, None) if value is not None else (None, "yesno")
         if spec.kind == "choice":
             matches = self.match_options(spec, lowered)
-            return (matches[0], None) if matches else (None, "choice")
+            if len(matches) == 2:
+                matches = self._head_option(spec, lowered, matches)
+            # Two options named ("피해자인데 고소를 당했어요") is no answer: asked again with
+            # buttons rather than the first one taken.
+            return (matches[0], None) if len(matches) == 1 else (None, "choice")
         if spec.kind == "multi_choice":
             matches = self.match_options(spec, lowered)
             return (matches, None) if matches else (None, "choice")
+        if spec.kind == "int" and spec.unit in _DAY_UNITS:
+            value = normalize.parse_days(stripped)
+            return self._check(spec, value, now=now) if value is not None else (None, "int")
         if spec.kind == "int":
             value = normalize.parse_int(stripped)
             listed = self._count_people(stripped)
@@ -239,6 +247,12 @@ class FactExtractor:
                 if value is not None and value != listed:
                     return None, "int"
                 value = listed
+            if (
+                value is None
+                and spec.says.deny
+                and normalize.phrase_polarity(lowered, true=[], false=spec.says.deny) is False
+            ):
+                value = 0  # "no kids", "아이는 없어요"
             if value is None and spec.minimum == 0 and self._says_none(stripped):
                 value = 0
             return self._check(spec, value, now=now) if value is not None else (None, "int")
@@ -279,6 +293,25 @@ class FactExtractor:
         return found
 
     # --- helpers ----------------------------------------------------------------------------
+
+    @staticmethod
+    def _head_option(spec: FieldSpec, lowered: str, matches: list[str]) -> list[str]:
+        """Of two options named side by side, the second is the head of the phrase and the
+        first its modifier: "회사 단톡방" is a group chat, "work group chat" too."""
+        spans = {}
+        for option in spec.options:
+            if option.value in matches:
+                words = [option.label.ko, option.label.en, *option.synonyms]
+                spans[option.value] = [s for w in words if w for s in _spans(lowered, w.lower())]
+        first, second = matches
+        for a, b in ((first, second), (second, first)):
+            if any(
+                0 <= sb[0] - sa[1] <= 1 and not lowered[sa[1] : sb[0]].strip()
+                for sa in spans[a]
+                for sb in spans[b]
+            ):
+                return [b]
+        return matches
 
     def _check(self, spec: FieldSpec, value: Any, *, now: datetime) -> tuple[Any, str | None]:
         """Validate a normalised value against the field's rules."""
@@ -356,6 +389,32 @@ class FactExtractor:
                     facts[key] = value
                     if by_cue and cued is not None:
                         cued.add(key)
+        for kind, finder in (
+            ("int", normalize.find_ints),
+            ("days", normalize.find_days),
+            ("duration", normalize.find_durations),
+        ):
+            # Counts and lengths of time count only next to a field's cue ("결혼한 지 10년",
+            # "애가 둘", "married 3 years"): a bare number in a story is no fact.
+            fields = [
+                k
+                for k, s in specs.items()
+                if s.cues
+                and k != asked
+                and (s.kind == kind or (kind == "days" and s.kind == "int"))
+                and (kind != "int" or s.unit not in _DAY_UNITS)
+                and (kind != "days" or s.unit in _DAY_UNITS)
+            ]
+            for match in finder(text) if fields else []:
+                key = self._cued_field(lowered, match.start, match.end, fields, specs)
+                if key is not None:
+                    value, invalid = self._check(specs[key], match.value, now=now)
+                    if invalid is None:
+                        facts[key] = value
+        for key, spec in specs.items():
+            if key != asked and spec.kind == "int" and spec.says.deny:
+                if normalize.phrase_polarity(lowered, true=[], false=spec.says.deny) is False:
+                    facts[key] = 0
         for key, spec in specs.items():
             if (
                 key == asked
@@ -363,6 +422,8 @@ class FactExtractor:
                 or key == "evidence_type"
             ):
                 continue
+            if spec.cues and not any(cue.lower() in lowered for cue in spec.cues):
+                continue  # "my brother took everything" names no one who died
             matches = self.match_options(spec, lowered)
             if matches and spec.kind == "choice" and len(matches) == 1:
                 facts[key] = matches[0]

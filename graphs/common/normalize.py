@@ -766,8 +766,8 @@ _INT_RULES = [
 ]
 
 
-def parse_int(text: str) -> int | None:
-    """The single count in an answer ('2명', '두 명', '셋', 'three'), None when none or several."""
+def find_ints(text: str) -> list[Match]:
+    """Every count in free text ('2명', '두 명', '셋', 'three')."""
     found: list[Match] = []
     for pattern in _INT_RULES:
         for m in pattern.finditer(text):
@@ -775,6 +775,36 @@ def parse_int(text: str) -> int | None:
             number = _any_number(word.replace(",", ""))
             if number is not None and number == int(number):
                 found.append(Match(int(number), m.start(), m.end()))
+    return found
+
+
+def parse_int(text: str) -> int | None:
+    """The single count in an answer ('2명', '두 명', '셋', 'three'), None when none or several."""
+    value = _single(find_ints(text))
+    return value if isinstance(value, int) else None
+
+
+_DAY_COUNT = re.compile(
+    r"(?<![\d.])(?P<n>\d{1,4})\s?(?P<u>일|주|개월|달|(?i:days?|weeks?|months?))(?!\s?(?:전|前|ago))"
+)
+_DAYS_PER = {"일": 1, "day": 1, "주": 7, "week": 7, "개월": 30, "달": 30, "month": 30}
+
+
+def find_days(text: str) -> list[Match]:
+    """Every number of days in free text ('60일', '2주' as 14, '2개월' as 60, '15 days')."""
+    found = []
+    for m in _DAY_COUNT.finditer(text):
+        unit = m["u"].lower().rstrip("s") if m["u"].isascii() else m["u"]
+        found.append(Match(int(m["n"]) * _DAYS_PER[unit], m.start(), m.end()))
+    return found
+
+
+def parse_days(text: str) -> int | None:
+    """A number of days ('60일', '2주', '2개월' as 60, '15 days'), or a bare count ('60'); None
+    when there is none or several."""
+    found = find_days(text)
+    if not found:
+        return parse_int(text)
     value = _single(found)
     return value if isinstance(value, int) else None
 
@@ -811,15 +841,20 @@ _DURATION_EN = re.compile(
 )
 
 
-def parse_duration_months(text: str) -> int | None:
-    """A length of time in whole months ('3년 6개월' -> 42, '1년 반' -> 18), None when none or several."""
+def find_durations(text: str) -> list[Match]:
+    """Every length of time in free text, in whole months."""
     found: list[Match] = []
     for pattern in (_DURATION_KO, _DURATION_EN):
         for m in pattern.finditer(text):
             months = _duration_value(m)
             if months is not None:
                 found.append(Match(_to_int(months), m.start(), m.end()))
-    value = _single(found)
+    return found
+
+
+def parse_duration_months(text: str) -> int | None:
+    """A length of time in whole months ('3년 6개월' -> 42, '1년 반' -> 18), None when none or several."""
+    value = _single(find_durations(text))
     return value if isinstance(value, int) else None
 
 

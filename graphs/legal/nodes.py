@@ -277,6 +277,10 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         ex = await ctx.brain.extract_facts(text, sub_type=sub_type, asked=key, now=ctx.now)
         other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
         other = split_party(kn, other, text, facts)
+        if not ex.correction:
+            # A passing mention in another answer ("카톡 캡처 있어요" after "당근에서 샀어요")
+            # does not overwrite what was said before; a correction ("아니라", "actually") does.
+            other = {k: v for k, v in other.items() if k not in facts or facts[k] == v}
         restated = {k: v for k, v in other.items() if k in facts and facts[k] == v}
         for field, old, new in merge_facts(facts, other, corrections):
             spec = kn.k2.field(sub_type, field)

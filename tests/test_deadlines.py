@@ -1,0 +1,146 @@
+"""Deadlines worked out from the collected dates by the K3 rules: the arithmetic, approximate
+starts, rules that stop applying, and urgency shown first to staff in the summary, /sessions
+and the export."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from bot.engine import Engine, Inbound
+from graphs.legal.deadlines import URGENT_DAYS, is_urgent, work_out
+from graphs.legal.summary import build_summary
+from knowledge.kb import KnowledgeBase
+from knowledge.loader import Knowledge
+
+TODAY = date(2026, 11, 24)
+ADMIN = 777  # in the settings fixture's ADMIN_IDS
+
+
+def dues(knowledge: Knowledge, sub_type: str, facts: dict) -> dict[str, str]:
+    return {d.key: d.due for d in work_out(knowledge, sub_type, facts, "ko", TODAY)}
+
+
+def test_every_rule_counts_from_a_field_of_its_sub_type(knowledge: Knowledge) -> None:
+    for code, info in knowledge.k3.info.items():
+        keys = {r.key for r in knowledge.k2.sub_types[code].required_fields()}
+        for rule in info.deadlines:
+            assert set(rule.start) <= keys, (code, rule.key)
+            assert set(rule.unless) <= keys, (code, rule.key)
+
+
+def test_licence_objection_and_appeal_windows(knowledge: Knowledge) -> None:
+    assert dues(knowledge, "DRIVER_LICENSE", {"notice_date": "2026-11-10"}) == {
+        "license_objection": "2027-01-09",  # 60 days
+        "license_appeal": "2027-02-08",  # 90 days
+    }
+
+
+def test_months_end_on_the_last_day_of_a_shorter_month(knowledge: Knowledge) -> None:
+    assert dues(knowledge, "INHERITANCE", {"death_date": "2026-11-30"}) == {
+        "renounce_or_limit": "2027-02-28"
+    }
+
+
+def test_a_start_known_to_the_month_counts_from_its_first_day(knowledge: Knowledge) -> None:
+    [found] = work_out(knowledge, "INHERITANCE", {"death_date": "2026-09"}, "ko", TODAY)
+    assert found.due == "2026-12-01" and found.approximate
+    assert found.days_left(TODAY) == 7 and found.due_soon(TODAY)
+
+
+def test_no_date_no_deadline_and_a_later_start_field_as_fallback(knowledge: Knowledge) -> None:
+    assert dues(knowledge, "DRIVER_LICENSE", {"disposition_type": "revocation"}) == {}
+    assert dues(knowledge, "LOAN", {"incident_date": "2025-03-01"}) == {
+        "loan_limitation": "2035-03-01"
+    }
+    assert dues(
+        knowledge, "LOAN", {"incident_date": "2025-03-01", "repayment_date": "2026-06"}
+    ) == {"loan_limitation": "2036-06-01"}
+    assert dues(knowledge, "WAGE_ARREARS", {"employment_end": "ongoing"}) == {}
+
+
+def test_a_rule_stops_applying_when_the_facts_say_so(knowledge: Knowledge) -> None:
+    assert "tax_objection" in dues(knowledge, "TAX", {"notice_date": "2026-11-01"})
+    assert dues(knowledge, "TAX", {"notice_date": "2026-11-01", "objection_filed": True}) == {}
+
+
+def test_a_notice_that_can_no_longer_be_given_is_not_shown(knowledge: Knowledge) -> None:
+    # The lease ends in 7 weeks: refusing renewal had to be said 2 months before.
+    assert dues(knowledge, "LEASE_DEPOSIT", {"lease_end_date": "2027-01-15"}) == {}
+    assert dues(knowledge, "LEASE_DEPOSIT", {"lease_end_date": "2027-03-15"}) == {
+        "renewal_refusal": "2027-01-15"
+    }
+
+
+def test_urgency_is_due_within_thirty_days_and_not_passed(knowledge: Knowledge) -> None:
+    def urgent(notice: date) -> bool:
+        found = work_out(knowledge, "FINE", {"notice_date": notice.isoformat()}, "ko", TODAY)
+        return is_urgent(found, TODAY)
+
+    assert urgent(TODAY - timedelta(days=60 - URGENT_DAYS))  # due in exactly 30 days
+    assert not urgent(TODAY - timedelta(days=60 - URGENT_DAYS - 1))  # in 31 days
+    assert urgent(TODAY - timedelta(days=60))  # due today
+    assert not urgent(TODAY - timedelta(days=61))  # passed: shown, not urgent
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_the_summary_shows_each_deadline_with_its_rule(
+    knowledge: Knowledge, kb: KnowledgeBase, lang: str
+) -> None:
+    state = {
+        "sub_type": "FINE",
+        "case_type": "ADMINISTRATIVE",
+        "facts": {"fine_kind": "parking", "amount": 40000, "notice_date": "2026-11-04"},
+    }
+    summary = build_summary(kb, state, lang, today=TODAY)
+    [deadline] = summary["structured"]["deadlines"]
+    assert deadline["due"] == "2027-01-03" and deadline["days_left"] == 40
+    assert summary["structured"]["urgent"] is False
+    rule = knowledge.k3.info["FINE"].deadlines[0]
+    assert rule.rule.get(lang) in summary["text"] and "2027-01-03" in summary["text"]
+    assert not summary["text"].startswith("⏰")
+
+    state["facts"]["notice_date"] = "2026-10-04"  # due 2026-12-03, in 9 days
+    summary = build_summary(kb, state, lang, today=TODAY)
+    assert summary["structured"]["urgent"] is True
+    assert summary["text"].startswith("⏰") and "2026-12-03" in summary["text"].splitlines()[0]
+
+
+def now_text(value: str, chat: int) -> Inbound:
+    """A message sent now: deadlines are worked out against today's date."""
+    return Inbound(chat_id=chat, kind="text", text=value, user_id=5, at=datetime.now(UTC))
+
+
+async def test_sessions_and_export_put_a_close_deadline_first(engine: Engine) -> None:
+    await engine.handle(now_text("주차 위반 과태료 4만원 고지서를 40일 전에 받았어요", chat=61))
+    await engine.handle(now_text("작년 3월에 친구한테 300만원 빌려줬는데 안 갚아요", chat=62))
+
+    listing = await engine.handle(
+        Inbound(
+            chat_id=ADMIN, kind="command", command="sessions", user_id=ADMIN, at=datetime.now(UTC)
+        )
+    )
+    lines = "\n".join(m["text"] for m in listing.messages).splitlines()
+    fine = next(i for i, line in enumerate(lines) if "FINE" in line)
+    loan = next(i for i, line in enumerate(lines) if "LOAN" in line)
+    assert fine < loan  # the fine was started first, but its 60-day window closes in 20 days
+    assert "⏰" in lines[fine] and "⏰" not in lines[loan]
+
+    reply = await engine.handle(
+        Inbound(
+            chat_id=ADMIN,
+            kind="command",
+            command="export",
+            args=("json", "all"),
+            user_id=ADMIN,
+            at=datetime.now(UTC),
+        )
+    )
+    rows = json.loads(reply.documents[0].content)
+    assert [r["sub_case_type"] for r in rows][:1] == ["FINE"]
+    assert rows[0]["urgent"] is True
+    assert rows[0]["deadlines"][0]["key"] == "fine_objection"
+    loan_row = next(r for r in rows if r["sub_case_type"] == "LOAN")
+    assert loan_row["urgent"] is False and loan_row["deadlines"][0]["key"] == "loan_limitation"

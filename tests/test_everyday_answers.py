@@ -1,0 +1,245 @@
+"""Everyday answers as people type them, read by the rules extractor: yes/no against the
+question's own wording, emphatic forms, statements that answer a question, weekdays and other
+relative dates, lists of people, lengths of time given by their start, values taken back, and
+amounts and dates placed in their own fields.
+
+A wrong reading here becomes a wrong fact in a lawyer's summary, so the near-misses (what must
+not be read) are tested beside the hits.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from graphs.common import normalize
+from graphs.common.extract import FactExtractor
+from knowledge.loader import Knowledge
+
+# A Tuesday, in Seoul.
+TUESDAY = datetime(2026, 11, 24, 15, 0, tzinfo=ZoneInfo("Asia/Seoul"))
+
+
+@pytest.fixture(scope="module")
+def extractor(knowledge: Knowledge) -> FactExtractor:
+    return FactExtractor(knowledge)
+
+
+def answer(extractor: FactExtractor, sub_type: str, field: str, text: str):
+    ex = extractor.extract(text, sub_type=sub_type, asked=field, now=TUESDAY)
+    return ex.answer
+
+
+def facts(extractor: FactExtractor, sub_type: str, text: str, asked: str | None = None) -> dict:
+    return extractor.extract(text, sub_type=sub_type, asked=asked, now=TUESDAY).facts
+
+
+# --- yes / no -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "퇴직금도 받지 못하셨나요?": a yes and "not received" both mean it is unpaid.
+        ("네 못받았어요", True),
+        ("네 못 받았다니까요", True),
+        ("아니요 못 받았어요", True),
+        ("그것도 못 받았어요", True),
+        ("아직이요", True),
+        ("아니요 받았어요", False),
+        ("퇴직금은 받았어요", False),
+        ("not paid either", True),
+        ("I got it", False),
+    ],
+)
+def test_yes_no_is_read_against_the_questions_own_wording(extractor, text, expected) -> None:
+    assert answer(extractor, "WAGE_ARREARS", "severance_unpaid", text) is expected
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "expected"),
+    [
+        ("evidence", "있다니까요", True),
+        ("evidence", "없다고요", False),
+        ("evidence", "있거든요", True),
+        ("evidence", "no, I don't have anything", False),
+        ("police_report", "안 했다니까요", False),
+        ("police_report", "not yet", False),
+    ],
+)
+def test_emphatic_and_irritated_forms(extractor, field, text, expected) -> None:
+    assert answer(extractor, "LOAN" if field == "evidence" else "FRAUD", field, text) is expected
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "field", "text", "expected"),
+    [
+        ("LEASE_DEPOSIT", "still_occupying", "이미 이사 나왔어요", False),
+        ("LEASE_DEPOSIT", "still_occupying", "I moved out", False),
+        ("LEASE_DEPOSIT", "still_occupying", "아직 이사 안 갔어요", True),
+        ("LEASE_DEPOSIT", "still_occupying", "I haven't moved out", True),
+        ("ASSAULT", "injury", "코뼈가 부러졌어요", True),
+        ("ASSAULT", "injury", "멍들었어요", True),
+        ("ASSAULT", "injury", "안 다쳤어요", False),
+        ("ASSAULT", "injury", "다치지는 않았어요", False),
+        ("DRIVER_LICENSE", "needed_for_work", "필요해요", True),
+        ("DRIVER_LICENSE", "needed_for_work", "필요는 없어요", False),
+    ],
+)
+def test_a_statement_answers_a_yes_no_question(extractor, sub_type, field, text, expected) -> None:
+    assert answer(extractor, sub_type, field, text) is expected
+
+
+def test_a_statement_in_any_message_fills_its_yes_no_field(extractor) -> None:
+    found = facts(extractor, "LEASE_DEPOSIT", "보증금을 안 줘요 저는 이미 이사 나왔어요", "deposit")
+    assert found["still_occupying"] is False
+    found = facts(extractor, "ASSAULT", "남편이 소주병으로 때려서 코뼈가 부러졌어요")
+    assert found["injury"] is True and found["weapon"] is True
+    # A negated statement is no statement of the fact.
+    assert "injury" not in facts(extractor, "ASSAULT", "다친 사람 없이 말싸움만 했어요")
+
+
+# --- dates ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("지난주 금요일이요", "2026-11-20"),  # Friday of the previous Monday-Sunday week
+        ("저번주 월요일", "2026-11-16"),
+        ("이번주 월요일에요", "2026-11-23"),
+        ("지지난주 금요일", "2026-11-13"),
+        ("지난 금요일", "2026-11-20"),
+        ("금요일에요", "2026-11-20"),
+        ("last Saturday", "2026-11-21"),
+        ("this Monday", "2026-11-23"),
+        ("on Friday", "2026-11-20"),
+        ("지지난달 말에요", "2026-09"),
+        ("in May this year", "2026-05"),
+        ("May last year", "2025-05"),
+    ],
+)
+def test_weekdays_and_relative_months(text, expected) -> None:
+    assert normalize.parse_date(text, now=TUESDAY) == expected
+
+
+def test_a_weekday_ahead_for_a_date_that_may_lie_ahead() -> None:
+    assert normalize.parse_date("다음주 수요일까지", now=TUESDAY, allow_future=True) == "2026-12-02"
+    assert normalize.parse_date("next Friday", now=TUESDAY, allow_future=True) == "2026-11-27"
+
+
+def test_two_dates_in_one_message_go_to_their_own_events(extractor) -> None:
+    found = facts(
+        extractor,
+        "WAGE_ARREARS",
+        "2022년 3월에 입사해서 올해 9월 말에 그만뒀는데 마지막 월급 300만원을 못 받았어요",
+    )
+    assert found["employment_start"] == "2022-03"
+    assert found["employment_end"] == "2026-09"
+    assert found["amount"] == 3_000_000
+
+
+def test_a_length_of_time_given_by_its_start(extractor) -> None:
+    assert answer(extractor, "DIVORCE", "marriage_duration", "2015년 5월에 결혼했어요") == 138
+    assert answer(extractor, "DIVORCE", "marriage_duration", "10년 됐어요") == 120
+    # A start in the future is no length of time.
+    assert answer(extractor, "DIVORCE", "marriage_duration", "2030년 5월에 결혼해요") is None
+
+
+# --- amounts and counts ---------------------------------------------------------------------
+
+
+def test_english_shorthand_amounts(extractor) -> None:
+    assert answer(extractor, "LEASE_DEPOSIT", "monthly_rent", "700k") == 700_000
+    assert normalize.find_amounts("a 5km walk") == []  # a k glued to letters is no amount
+    assert answer(extractor, "LEASE_DEPOSIT", "lease_type", "monthly") == "monthly"
+
+
+def test_each_amount_goes_to_its_own_field(extractor) -> None:
+    found = facts(
+        extractor,
+        "INHERITANCE",
+        "예금 한 천만원? 근데 카드빚이랑 사채가 1억 넘는대요",
+        "estate_amount",
+    )
+    ex = extractor.extract(
+        "예금 한 천만원? 근데 카드빚이랑 사채가 1억 넘는대요",
+        sub_type="INHERITANCE",
+        asked="estate_amount",
+        now=TUESDAY,
+    )
+    assert ex.answer == 10_000_000
+    assert found["debt_amount"] == 100_000_000 and found["has_debt"] is True
+
+
+def test_a_value_taken_back_is_not_recorded(extractor) -> None:
+    found = facts(extractor, "LOAN", "Sorry, actually it was 3.5 million won, not 3 million")
+    assert found["amount"] == 3_500_000
+    found = facts(extractor, "LOAN", "300만원 아니고 350만원이요")
+    assert found["amount"] == 3_500_000
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "expected"),
+    [
+        ("heirs_count", "엄마랑 저랑 남동생이요", 3),
+        ("heirs_count", "me, my mom and my brother", 3),
+        ("heirs_count", "엄마, 저, 남동생 3명이요", 3),
+        ("heirs_count", "엄마랑 저랑 동생 둘이요", None),  # the list and the count disagree
+        ("heirs_count", "둘이라고 했잖아요", 2),
+    ],
+)
+def test_counts_in_words_and_lists_of_people(extractor, field, text, expected) -> None:
+    assert answer(extractor, "INHERITANCE", field, text) == expected
+
+
+def test_counts_and_lengths_of_time_in_a_story_need_their_cue(extractor) -> None:
+    found = facts(extractor, "DIVORCE", "결혼한 지 10년 됐고 애가 둘이에요")
+    assert found["marriage_duration"] == 120 and found["children_count"] == 2
+    found = facts(extractor, "DIVORCE", "My wife and I both agree, married 3 years and no kids")
+    assert found["marriage_duration"] == 36 and found["children_count"] == 0
+    assert found["divorce_type"] == "consensual"
+    assert "custody_wish" not in found  # "my wife" names no custody wish
+    assert "children_count" not in facts(extractor, "DIVORCE", "아이폰 15 사려고 했어요")
+
+
+def test_days_of_a_suspension(extractor) -> None:
+    assert answer(extractor, "BUSINESS_SUSPENSION", "suspension_days", "60일이요") == 60
+    assert answer(extractor, "BUSINESS_SUSPENSION", "suspension_days", "2개월이요") == 60
+    assert answer(extractor, "BUSINESS_SUSPENSION", "suspension_days", "15") == 15
+
+
+def test_blood_alcohol_is_a_decimal(extractor) -> None:
+    assert answer(extractor, "DRIVER_LICENSE", "blood_alcohol", "0.087%였어요") == 0.087
+    assert answer(extractor, "DRIVER_LICENSE", "blood_alcohol", "혈중알코올농도 0.12요") == 0.12
+    assert answer(extractor, "DRIVER_LICENSE", "blood_alcohol", "모르겠어요") is None
+
+
+# --- choices --------------------------------------------------------------------------------
+
+
+def test_two_options_side_by_side_are_a_modifier_and_its_head(extractor) -> None:
+    assert answer(extractor, "DEFAMATION", "publication_channel", "회사 단톡방이요") == "messenger"
+    assert answer(extractor, "DEFAMATION", "publication_channel", "work group chat") == "messenger"
+
+
+def test_two_options_apart_are_no_answer(extractor) -> None:
+    assert answer(extractor, "ASSAULT", "party_role", "피해자인데 고소를 당했어요") is None
+    assert answer(extractor, "ASSAULT", "party_role", "당연히 제가 당한거죠") == "victim"
+
+
+def test_the_deceased_is_the_one_named_with_the_death(extractor) -> None:
+    found = facts(extractor, "INHERITANCE", "My mother passed away and my brother took everything")
+    assert "decedent_relation" not in found or found["decedent_relation"] == "parent"
+    assert "decedent_relation" not in facts(extractor, "INHERITANCE", "형이 재산을 다 가져갔어요")
+
+
+def test_grounds_and_ways_of_collection_from_the_story(extractor) -> None:
+    assert facts(extractor, "DIVORCE", "남편이 바람을 피워서 이혼하고 싶어요")[
+        "divorce_grounds"
+    ] == ["affair"]
+    assert "divorce_grounds" not in facts(extractor, "DIVORCE", "제 바람은 아이를 키우는 거예요")
+    found = facts(extractor, "DEBT_COLLECTION", "밤마다 전화해서 욕하고 엄마한테까지 연락해요")
+    assert set(found["collection_kind"]) >= {"night", "family_work"}
