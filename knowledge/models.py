@@ -250,6 +250,8 @@ class LegalInfo(Strict):
     typical_evidence: list[Text] = Field(min_length=1)
     notes: list[Text] = []
     deadlines: list[DeadlineRule] = []
+    # First steps for a side other than the victim's, by party_role ("accused"): shown instead.
+    role_steps: dict[str, list[Text]] = {}
 
 
 class K3Info(Strict):

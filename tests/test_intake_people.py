@@ -284,3 +284,22 @@ async def test_after_three_unreadable_answers_the_persons_words_are_kept_for_sta
     [row] = await export_rows(engine)
     assert "형편 될 때" in row["summary_text"]
     assert row["facts_detail"]["repayment_date"]["quote"] == "형편 될 때요"
+
+
+async def test_a_word_in_passing_does_not_overwrite_a_fact_but_a_restated_value_does(
+    engine: Engine,
+) -> None:
+    reply = await engine.handle(text("당근에서 아이폰 사려고 50만원 보냈는데 판매자가 잠수탔어요"))
+    rows = await fact_rows(engine)
+    assert json.loads(rows["fraud_channel"].value_json) == "secondhand"
+    # Answering the question about the side with a mention of KakaoTalk (an SNS/messenger
+    # option word) leaves the channel as it was...
+    assert reply.field == "party_role"
+    await engine.handle(text("제가 당했죠 카톡으로만 얘기했어요", minutes=1))
+    rows = await fact_rows(engine)
+    assert json.loads(rows["fraud_channel"].value_json) == "secondhand"
+    assert json.loads(rows["party_role"].value_json) == "victim"
+    # ...while an amount stated again is the latest word on it.
+    await engine.handle(text("아 보낸 돈은 55만원이에요", minutes=2))
+    rows = await fact_rows(engine)
+    assert json.loads(rows["amount"].value_json) == 550_000

@@ -28,6 +28,7 @@ from knowledge.loader import Knowledge
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
 MAX_CANDIDATES = 3  # case types offered as buttons when unsure
+VALUE_KINDS = frozenset({"amount", "date", "int", "duration", "decimal"})  # stated, not implied
 EVIDENCE_KIND_OF_FILE = {"photo": "photo", "document": "other"}
 # Why an answer did not fit its field, when the message carried another field's fact instead:
 # then it answered something else (counted as a miss, not shown as an invalid answer).
@@ -278,9 +279,14 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
         other = split_party(kn, other, text, facts)
         if not ex.correction:
-            # A passing mention in another answer ("카톡 캡처 있어요" after "당근에서 샀어요")
-            # does not overwrite what was said before; a correction ("아니라", "actually") does.
-            other = {k: v for k, v in other.items() if k not in facts or facts[k] == v}
+            # A word in passing ("카톡 캡처 있어요" after "당근에서 샀어요") does not overwrite
+            # a choice, a yes/no or a name said before; a value stated again ("아 보증금은
+            # 1억이에요") or a correction ("아니라", "actually") does.
+            other = {
+                k: v
+                for k, v in other.items()
+                if k not in facts or facts[k] == v or kn.k2.field(sub_type, k).kind in VALUE_KINDS
+            }
         restated = {k: v for k, v in other.items() if k in facts and facts[k] == v}
         for field, old, new in merge_facts(facts, other, corrections):
             spec = kn.k2.field(sub_type, field)

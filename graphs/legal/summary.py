@@ -68,8 +68,11 @@ def build_summary(
             sections.append({"title": section.title.get(lang), "items": items})
 
     legal_info: dict[str, Any] = {}
+    role = facts.get("party_role")
     for part in fmt.info:
         value = getattr(info, part)
+        if part == "first_steps" and role in info.role_steps:
+            value = info.role_steps[role]  # the steps for the person's own side
         legal_info[part] = (
             [t.get(lang) for t in value] if isinstance(value, list) else value.get(lang)
         )
