@@ -203,6 +203,7 @@ def test_counts_and_lengths_of_time_in_a_story_need_their_cue(extractor) -> None
     assert found["divorce_type"] == "consensual"
     assert "custody_wish" not in found  # "my wife" names no custody wish
     assert "children_count" not in facts(extractor, "DIVORCE", "아이폰 15 사려고 했어요")
+    assert "children_count" not in facts(extractor, "DIVORCE", "작은애가 7살이에요")
 
 
 def test_days_of_a_suspension(extractor) -> None:

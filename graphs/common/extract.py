@@ -92,6 +92,7 @@ _BESIDE_VALUE = frozenset(
     "같아요 인 것 about around roughly approx approximately on in the of won krw".split()
 )
 _PUNCT = re.compile(r"[\W_]+")
+_AGE_AFTER = re.compile(r"\s?(?:살|세(?!대)|(?i:years?\s+old|yo)\b)")
 _DAY_UNITS = ("일", "days")  # an int field counted in days ("영업정지 2개월" is 60)
 
 
@@ -406,6 +407,8 @@ class FactExtractor:
                 and (kind != "days" or s.unit in _DAY_UNITS)
             ]
             for match in finder(text) if fields else []:
+                if kind == "int" and _AGE_AFTER.match(text, match.end):
+                    continue  # "작은애가 7살" is an age, not how many children
                 key = self._cued_field(lowered, match.start, match.end, fields, specs)
                 if key is not None:
                     value, invalid = self._check(specs[key], match.value, now=now)

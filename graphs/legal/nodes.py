@@ -75,6 +75,8 @@ def merge_facts(
     changes = []
     for key, value in found.items():
         old = facts.get(key)
+        if isinstance(old, list) and isinstance(value, list):
+            value = [*old, *(v for v in value if v not in old)]  # more kinds add up
         if key in facts and old != value:
             changes.append((key, old, value))
             corrections.append({"field": key, "old": old, "new": value})
