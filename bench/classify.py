@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from graphs.common.classify import CaseClassifier  # noqa: E402
-from graphs.common.text import get_kiwi  # noqa: E402
 from knowledge.kb import KnowledgeBase, open_index  # noqa: E402
+from knowledge.korean import get_kiwi  # noqa: E402
 from knowledge.loader import default_knowledge  # noqa: E402
 
 CASE_FILES = {  # the rules were tuned on the first; the second was written blind to them

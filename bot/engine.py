@@ -34,9 +34,10 @@ from graphs.common.brain import Brain
 from graphs.common.context import Context
 from graphs.common.intents import read_intent
 from graphs.common.rules_brain import RulesBrain
-from graphs.common.text import detect_lang, get_kiwi, is_meaningless, valid_unicode
+from graphs.common.text import detect_lang, is_meaningless, valid_unicode
 from graphs.registry import GRAPHS, GraphSpec
 from knowledge.kb import KnowledgeBase, open_index
+from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge, default_knowledge
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from typing import Any
 import bm25s
 import numpy as np
 
-from graphs.common.text import get_kiwi
+from knowledge.korean import get_kiwi
 
 MAX_TOKENIZE_CHARS = 20_000  # longer text is cut: chunked documents and queries stay well below
 

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from kiwipiepy import Kiwi
+from knowledge.korean import get_kiwi
 
 # Kiwi tags kept as lemmas: nouns, numerals, pronouns, verbs/adjectives (incl. auxiliaries),
 # the copula's negative form, adverbs (안, 못), roots, numbers and hanja. Particles, endings,
@@ -40,14 +38,6 @@ def valid_unicode(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return text
-
-
-@cache
-def get_kiwi() -> Kiwi:
-    """The process-wide Kiwi analyser, built on first use (loading its model takes ~2 s)."""
-    from kiwipiepy import Kiwi
-
-    return Kiwi()
 
 
 def lemmas(text: str) -> list[str]:

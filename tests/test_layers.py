@@ -1,0 +1,58 @@
+"""The layers hold: a lower layer never imports a higher one, and only bot/ knows Telegram.
+
+knowledge/ and db/ import nothing of the project above them; graphs/ imports knowledge/ only;
+`telegram` (python-telegram-bot) is imported under bot/ alone. Imports inside functions count.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ALLOWED = {  # package -> project packages it may import
+    "knowledge": {"knowledge"},
+    "db": {"db"},
+    "graphs": {"graphs", "knowledge"},
+    "bot": {"bot", "graphs", "knowledge", "db"},
+}
+
+
+def imported(path: Path) -> set[str]:
+    """Top-level names of every module a file imports (relative imports resolve to its own)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module.split(".")[0] if node.level == 0 and node.module else "")
+    return names - {""}
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_a_layer_imports_only_what_is_below_it(package: str) -> None:
+    wrong = {
+        str(path.relative_to(ROOT)): sorted((imported(path) & set(ALLOWED)) - ALLOWED[package])
+        for path in (ROOT / package).rglob("*.py")
+    }
+    assert {path: names for path, names in wrong.items() if names} == {}
+
+
+def test_telegram_is_imported_only_under_bot() -> None:
+    outside = [
+        str(path.relative_to(ROOT))
+        for package in ALLOWED
+        if package != "bot"
+        for path in (ROOT / package).rglob("*.py")
+        if "telegram" in imported(path)
+    ]
+    assert outside == []
+
+
+def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
+    """The checker itself finds an import hidden inside a function."""
+    source = tmp_path / "m.py"
+    source.write_text("def f():\n    from graphs.common.text import lemmas\n    import telegram\n")
+    assert {"graphs", "telegram"} <= imported(source)
