@@ -31,6 +31,9 @@ class Settings(BaseSettings):
     intake_embedding_model: str | None = None
     intake_embedding_api_key: str | None = None
     intake_durability: Literal["sync", "async", "exit"] = "exit"
+    intake_concurrent_updates: int = Field(
+        64, ge=1, description="updates of different chats processed at once (Telegram)"
+    )
 
     @field_validator("intake_timezone")
     @classmethod

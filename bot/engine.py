@@ -30,6 +30,7 @@ from db.engine import (
     truncate_checkpoint_wal,
     truncate_records_wal,
 )
+from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.context import Context
 from graphs.common.intents import read_intent
@@ -142,6 +143,7 @@ class Engine:
         self.spec: GraphSpec = GRAPHS[domain]
         self.graph = self.spec.build().compile(checkpointer=checkpointer)
         self.safety = SafetyDesk(knowledge, settings.admins)
+        self.chat_locks = ChatLocks(records)  # a chat's turns one at a time, across processes
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     @classmethod

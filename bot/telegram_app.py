@@ -51,6 +51,7 @@ from telegram.warnings import PTBUserWarning
 from bot import failpoints
 from bot.config import Settings
 from bot.engine import Engine, Inbound, Reply
+from bot.updates import ChatOrderedProcessor, inbox_catch_up
 from db import repo
 
 log = logging.getLogger(__name__)
@@ -471,13 +472,22 @@ HANDLERS = [
 
 def build_application(settings: Settings, engine: Engine) -> Application:
     """The PTB Application (no built-in Updater: `poll_updates` stores updates before confirming)."""
-    builder = ApplicationBuilder().token(settings.telegram_bot_token or "").updater(None)
+    processor = ChatOrderedProcessor(settings.intake_concurrent_updates, engine.chat_locks)
+    builder = (
+        ApplicationBuilder()
+        .token(settings.telegram_bot_token or "")
+        .updater(None)
+        .concurrent_updates(processor)
+    )
     if settings.telegram_api_url:
         builder = builder.base_url(settings.telegram_api_url).base_file_url(
             settings.telegram_file_url
         )
     app = builder.build()
     app.bot_data["engine"] = engine
+    processor.catch_up_with(
+        inbox_catch_up(app, engine.records, lambda raw: read_update(raw, app.bot)[0])
+    )
     app.add_handlers(HANDLERS)
     app.add_handler(TypeHandler(Update, mark_processed), group=1)  # runs after HANDLERS
     app.add_error_handler(on_error)

@@ -205,6 +205,18 @@ async def inbox_pending(*, engine: AsyncEngine) -> list[InboxUpdate]:
     return await _inbox_rows(engine, col(InboxUpdate.processed_at).is_(None))
 
 
+async def inbox_pending_for_chat(
+    *, engine: AsyncEngine, chat_id: int, up_to: int
+) -> list[InboxUpdate]:
+    """A chat's stored, unfinished updates up to `up_to` (included), oldest first."""
+    return await _inbox_rows(
+        engine,
+        (col(InboxUpdate.chat_id) == chat_id)
+        & (col(InboxUpdate.update_id) <= up_to)
+        & col(InboxUpdate.processed_at).is_(None),
+    )
+
+
 async def inbox_max_update_id(*, engine: AsyncEngine) -> int | None:
     """The highest update id ever stored (to resume polling after it)."""
     async with AsyncSession(engine) as db:
