@@ -17,6 +17,9 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
     intake_data_dir: Path = Field(Path("./data"), description="SQLite files and the index")
+    intake_database_url: str | None = Field(
+        None, description="postgresql://… for records and checkpoints; unset: SQLite files"
+    )
     telegram_bot_token: str | None = None
     telegram_api_url: str | None = Field(
         None, description="custom Bot API base_url, e.g. http://localhost:8081/bot"

@@ -16,7 +16,6 @@ from dataclasses import field as dc_field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -24,12 +23,7 @@ from bot import export, failpoints
 from bot.alerts import Notice, SafetyDesk
 from bot.config import Settings
 from db import repo
-from db.engine import (
-    create_records_engine,
-    open_checkpoint_connection,
-    truncate_checkpoint_wal,
-    truncate_records_wal,
-)
+from db.engine import Checkpoints, create_records_engine, open_checkpoints, truncate_records_wal
 from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.context import Context
@@ -130,7 +124,7 @@ class Engine:
         knowledge: Knowledge,
         brain: Brain,
         records: AsyncEngine,
-        checkpointer: AsyncSqliteSaver,
+        checkpoints: Checkpoints,
         kb: KnowledgeBase | None = None,
         domain: str = "legal",
     ) -> None:
@@ -138,10 +132,11 @@ class Engine:
         self.knowledge = knowledge
         self.brain = brain
         self.records = records
-        self.checkpointer = checkpointer
+        self.checkpoints = checkpoints
+        self.checkpointer = checkpoints.saver
         self.kb = kb or KnowledgeBase(knowledge)
         self.spec: GraphSpec = GRAPHS[domain]
-        self.graph = self.spec.build().compile(checkpointer=checkpointer)
+        self.graph = self.spec.build().compile(checkpointer=self.checkpointer)
         self.safety = SafetyDesk(knowledge, settings.admins)
         self.chat_locks = ChatLocks(records)  # a chat's turns one at a time, across processes
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -175,16 +170,17 @@ class Engine:
             kb = KnowledgeBase(knowledge, index)
         if serving:  # load the morphological analyser (~2 s) before the first message
             await asyncio.to_thread(get_kiwi)
-        records = await create_records_engine(settings.intake_data_dir)
-        conn = await open_checkpoint_connection(settings.intake_data_dir)
-        saver = AsyncSqliteSaver(conn)
-        await saver.setup()
+        url = settings.intake_database_url
+        records = await create_records_engine(
+            settings.intake_data_dir, url, connections=settings.intake_concurrent_updates
+        )
+        checkpoints = await open_checkpoints(settings.intake_data_dir, url)
         engine = cls(
             settings=settings,
             knowledge=knowledge,
             brain=brain or RulesBrain(knowledge),
             records=records,
-            checkpointer=saver,
+            checkpoints=checkpoints,
             kb=kb,
         )
         await engine.repair_finished()
@@ -192,7 +188,7 @@ class Engine:
 
     async def close(self) -> None:
         """Close both databases."""
-        await self.checkpointer.conn.close()
+        await self.checkpoints.close()
         await self.records.dispose()
 
     # --- entry point -------------------------------------------------------------------------
@@ -473,27 +469,9 @@ class Engine:
         await self._prune_checkpoints({"configurable": {"thread_id": session_id}})
 
     async def _prune_checkpoints(self, config: dict[str, Any]) -> None:
-        """Keep only the last checkpoint of a finished thread (never one waiting at an interrupt).
-
-        Safe because the legal state has no delta channels: the last checkpoint holds every value.
-        """
-        latest = await self.checkpointer.aget_tuple(config)
-        if latest is None:
-            return
-        thread_id, keep = (
-            config["configurable"]["thread_id"],
-            latest.config["configurable"]["checkpoint_id"],
-        )
-        async with self.checkpointer.lock:
-            conn = self.checkpointer.conn
-            await conn.execute(
-                "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id != ?",
-                (thread_id, keep),
-            )
-            await conn.execute(
-                "DELETE FROM writes WHERE thread_id = ? AND checkpoint_id != ?", (thread_id, keep)
-            )
-            await conn.commit()
+        """Keep only the last checkpoint of a finished thread (the legal state has no delta
+        channels: the last checkpoint holds every value)."""
+        await self.checkpoints.prune(config["configurable"]["thread_id"])
 
     def _precheck(
         self, inbound: Inbound, reply: Reply, node: str | None, asked: str | None
@@ -791,13 +769,10 @@ class Engine:
     async def _forget(self, chat_id: int, reply: Reply) -> None:
         """Delete the chat's records and checkpoint threads (the person asked us to forget)."""
         sessions = await repo.forget_chat(engine=self.records, chat_id=chat_id)
-        for thread_id in sessions:
-            await self.checkpointer.adelete_thread(thread_id)
-        # Deleted rows are zeroed (secure_delete); the write-ahead logs that still hold the
-        # old pages are folded in and emptied, so nothing of the chat stays on disk.
+        # With SQLite, deleted rows are zeroed (secure_delete) and the write-ahead logs that
+        # still hold the old pages are folded in and emptied: nothing of the chat stays on disk.
+        await self.checkpoints.forget(sessions)
         await truncate_records_wal(self.records)
-        async with self.checkpointer.lock:
-            await truncate_checkpoint_wal(self.checkpointer.conn)
         log.info("chat=%s forgotten: %d sessions deleted", chat_tag(chat_id), len(sessions))
         reply.add(self.knowledge.message("forgotten", reply.lang))
         reply.state = None

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import UniqueConstraint
+from sqlalchemy import BigInteger, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
+
+# Telegram ids (chats, users, updates) need 64 bits: user ids pass 2**31, and supergroups'
+# chat ids are below -10**12. SQLite integers are 64-bit whatever the declared type.
+ID64 = BigInteger
 
 
 def utcnow() -> datetime:
@@ -16,9 +20,10 @@ def utcnow() -> datetime:
 class ChatSession(SQLModel, table=True):
     """One intake conversation of one chat; its id is also the LangGraph thread id."""
 
+    __table_args__ = (Index("ix_chatsession_chat_started", "chat_id", "started_at"),)
     id: str = Field(primary_key=True)
-    chat_id: int = Field(index=True)
-    user_id: int | None = None
+    chat_id: int = Field(index=True, sa_type=ID64)
+    user_id: int | None = Field(default=None, sa_type=ID64)
     domain: str = "legal"
     status: str = Field(default="open", index=True)  # open | completed | cancelled
     current_state: str = "INIT"  # graph node the conversation waits in
@@ -133,8 +138,9 @@ class InboxUpdate(SQLModel, table=True):
     tried again), `failure` says why, and its payload is kept for an operator to look at.
     """
 
-    update_id: int = Field(primary_key=True)
-    chat_id: int | None = Field(default=None, index=True)
+    __table_args__ = (Index("ix_inboxupdate_chat_pending", "chat_id", "processed_at"),)
+    update_id: int = Field(primary_key=True, sa_type=ID64)
+    chat_id: int | None = Field(default=None, index=True, sa_type=ID64)
     payload_json: str  # the update as Telegram sent it (ASCII JSON: any text can be stored)
     received_at: datetime = Field(default_factory=utcnow)
     processed_at: datetime | None = Field(default=None, index=True)
@@ -149,8 +155,8 @@ class ChatOffer(SQLModel, table=True):
     `cmd:forget` included, is refused.
     """
 
-    chat_id: int = Field(primary_key=True)
-    user_id: int | None = None
+    chat_id: int = Field(primary_key=True, sa_type=ID64)
+    user_id: int | None = Field(default=None, sa_type=ID64)
     choices_json: str = "[]"  # the callback data of every button offered
     offered_at: datetime = Field(default_factory=utcnow)
 
@@ -162,7 +168,7 @@ class SafetyAlert(SQLModel, table=True):
     """
 
     id: int | None = Field(default=None, primary_key=True)
-    chat_id: int = Field(index=True)
+    chat_id: int = Field(index=True, sa_type=ID64)
     session_id: str | None = Field(default=None, index=True)
     code: str  # rule code in knowledge/safety.yaml, e.g. SUICIDE
     category: str  # danger | suicide | medical
@@ -173,5 +179,5 @@ class SafetyAlert(SQLModel, table=True):
 class ChatPreference(SQLModel, table=True):
     """Per-chat settings that outlive sessions (the language)."""
 
-    chat_id: int = Field(primary_key=True)
+    chat_id: int = Field(primary_key=True, sa_type=ID64)
     lang: str = "ko"

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, update
-from sqlalchemy.dialects.sqlite import insert
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -51,6 +51,12 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
+def _insert(engine: AsyncEngine, table: Any) -> Any:
+    """INSERT with the dialect's ON CONFLICT clauses (SQLite and PostgreSQL share their form)."""
+    dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table)
+
+
 _WRITE_LOCKS: weakref.WeakKeyDictionary[AsyncEngine, asyncio.Lock] = weakref.WeakKeyDictionary()
 
 
@@ -62,6 +68,10 @@ async def _writing(engine: AsyncEngine) -> AsyncIterator[AsyncSession]:
     once with "database is locked" when another writer got there first (the busy timeout
     does not apply to that upgrade), so writers of this process queue here instead.
     """
+    if engine.dialect.name != "sqlite":  # PostgreSQL takes many writers
+        async with AsyncSession(engine) as db:
+            yield db
+        return
     lock = _WRITE_LOCKS.setdefault(engine, asyncio.Lock())
     async with lock, AsyncSession(engine) as db:
         yield db
@@ -80,7 +90,7 @@ async def get_lang(*, engine: AsyncEngine, chat_id: int) -> str | None:
 async def set_lang(*, engine: AsyncEngine, chat_id: int, lang: str) -> None:
     """Remember the chat's language."""
     async with _writing(engine) as db:
-        stmt = insert(ChatPreference).values(chat_id=chat_id, lang=lang)
+        stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, lang=lang)
         await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"lang": lang}))
         await db.commit()
 
@@ -101,7 +111,7 @@ async def set_offer(
     """Remember the buttons just shown to `user_id` in the chat (none: no press counts)."""
     async with _writing(engine) as db:
         values = {"user_id": user_id, "choices_json": _dumps(choices), "offered_at": utcnow()}
-        stmt = insert(ChatOffer).values(chat_id=chat_id, **values)
+        stmt = _insert(engine, ChatOffer).values(chat_id=chat_id, **values)
         await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_=values))
         await db.commit()
 
@@ -143,7 +153,7 @@ async def inbox_add_batch(
                 "failure": failure,
             }
         if new:
-            await db.exec(insert(InboxUpdate).values(list(new.values())))
+            await db.exec(_insert(engine, InboxUpdate).values(list(new.values())))
         await db.commit()
     return set(new)
 
@@ -398,7 +408,7 @@ async def sync_case(
             raise LookupError(f"no session {session_id}")
         if session.current_state != snapshot["state"]:
             await db.exec(
-                insert(StateTransition).values(
+                _insert(engine, StateTransition).values(
                     session_id=session_id,
                     from_state=session.current_state,
                     to_state=snapshot["state"],
@@ -445,7 +455,7 @@ async def sync_case(
                 }
                 for key, value in facts.items()
             ]
-            stmt = insert(CaseFact).values(rows)
+            stmt = _insert(engine, CaseFact).values(rows)
             await db.exec(
                 stmt.on_conflict_do_update(
                     index_elements=["session_id", "key"],
@@ -475,7 +485,7 @@ async def sync_case(
         missing = snapshot.get("missing") or []
         if missing:
             await db.exec(
-                insert(CaseMissingField).values(
+                _insert(engine, CaseMissingField).values(
                     [
                         {
                             "session_id": session_id,
@@ -490,7 +500,9 @@ async def sync_case(
         party = snapshot.get("counterparty") or {}
         if party.get("name") or party.get("party_type"):
             values = {"name": party.get("name"), "party_type": party.get("party_type")}
-            stmt = insert(CaseParty).values(session_id=session_id, role="counterparty", **values)
+            stmt = _insert(engine, CaseParty).values(
+                session_id=session_id, role="counterparty", **values
+            )
             await db.exec(
                 stmt.on_conflict_do_update(index_elements=["session_id", "role"], set_=values)
             )
@@ -510,7 +522,7 @@ async def sync_case(
                 }
                 for item in files
             ]
-            stmt = insert(CaseEvidence).values(rows)
+            stmt = _insert(engine, CaseEvidence).values(rows)
             await db.exec(
                 stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"])
             )
@@ -521,7 +533,9 @@ async def sync_case(
                 "summary_text": summary["text"],
                 "structured_json": _dumps(summary["structured"]),
             }
-            stmt = insert(CaseSummary).values(session_id=session_id, created_at=now, **values)
+            stmt = _insert(engine, CaseSummary).values(
+                session_id=session_id, created_at=now, **values
+            )
             await db.exec(stmt.on_conflict_do_update(index_elements=["session_id"], set_=values))
 
         if turn is not None and not (
@@ -534,7 +548,7 @@ async def sync_case(
                 )
             ).first()
         ):
-            await db.exec(insert(ChatTurn).values(session_id=session_id, at=now, **turn))
+            await db.exec(_insert(engine, ChatTurn).values(session_id=session_id, at=now, **turn))
         await db.commit()
 
 
