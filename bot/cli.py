@@ -46,14 +46,31 @@ async def _chat(settings: Settings, args: argparse.Namespace) -> None:
         await engine.close()
 
 
-async def _run(settings: Settings) -> None:
+async def _run(settings: Settings, webhook: bool) -> None:
     from bot.telegram_app import run_bot
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await run_bot(settings, stop)
+    await run_bot(settings, stop, webhook=webhook)
+
+
+async def _migrate(settings: Settings) -> int:
+    """`intake-bot migrate`: bring the records database to the newest schema."""
+    from db.engine import create_records_engine
+    from db.migrate import current, head
+
+    engine = await create_records_engine(  # opening applies what is pending
+        settings.intake_data_dir, settings.intake_database_url
+    )
+    try:
+        async with engine.connect() as conn:
+            now = await conn.run_sync(current)
+    finally:
+        await engine.dispose()
+    print(f"records database at migration {now} (newest {head()})")
+    return 0
 
 
 async def _export(settings: Settings, args: argparse.Namespace) -> None:
@@ -207,7 +224,13 @@ def main(argv: list[str] | None = None) -> int:
         prog="intake-bot", description="Legal intake bot (Telegram and console)."
     )
     sub = parser.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("run", help="run the Telegram bot (long polling)")
+    run = sub.add_parser("run", help="run the Telegram bot (long polling, or --webhook)")
+    run.add_argument(
+        "--webhook",
+        action="store_true",
+        help="serve INTAKE_WEBHOOK_URL (INTAKE_WEBHOOK_LISTEN/PORT/SECRET) instead of polling",
+    )
+    sub.add_parser("migrate", help="apply pending database migrations and say where it is")
     chat = sub.add_parser("chat", help="offline console chat with the same engine and database")
     chat.add_argument("--jsonl", action="store_true", help="one JSON line out for each line in")
     chat.add_argument("--chat-id", type=int, default=1, help="conversation to use (default 1)")
@@ -240,13 +263,15 @@ def main(argv: list[str] | None = None) -> int:
     setup_logging(settings.intake_log_level if args.cmd == "run" else "WARNING")
     if args.cmd == "kb":
         return _kb(settings, args)
+    if args.cmd == "migrate":
+        return asyncio.run(_migrate(settings))
     if args.cmd == "chat":
         asyncio.run(_chat(settings, args))
     elif args.cmd == "run":
         from bot.telegram_app import PollingStopped
 
         try:
-            asyncio.run(_run(settings))
+            asyncio.run(_run(settings, args.webhook))
         except PollingStopped:  # logged; a non-zero exit lets a supervisor restart the bot
             return 1
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -34,6 +35,14 @@ class Settings(BaseSettings):
     intake_embedding_model: str | None = None
     intake_embedding_api_key: str | None = None
     intake_durability: Literal["sync", "async", "exit"] = "exit"
+    intake_webhook_url: str | None = Field(
+        None, description="public HTTPS URL Telegram posts updates to (run --webhook)"
+    )
+    intake_webhook_listen: str = Field("127.0.0.1", description="address the webhook listens on")
+    intake_webhook_port: int = Field(8443, ge=1, le=65535)
+    intake_webhook_secret: str | None = Field(
+        None, description="Telegram's secret_token: 1-256 of A-Z a-z 0-9 _ -"
+    )
     intake_concurrent_updates: int = Field(
         64, ge=1, description="updates of different chats processed at once (Telegram)"
     )
@@ -55,6 +64,15 @@ class Settings(BaseSettings):
         bad = [x for x in value.replace(" ", "").split(",") if x and not x.lstrip("-").isdigit()]
         if bad:
             raise ValueError(f"ADMIN_IDS must be numeric Telegram user ids, not {bad[0]!r}")
+        return value
+
+    @field_validator("intake_webhook_secret")
+    @classmethod
+    def _secret_token(cls, value: str | None) -> str | None:
+        if value is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", value):
+            raise ValueError(
+                "INTAKE_WEBHOOK_SECRET must be 1-256 of A-Z a-z 0-9 _ - (Telegram's rule)"
+            )
         return value
 
     @property

@@ -52,6 +52,7 @@ from bot import failpoints
 from bot.config import Settings
 from bot.engine import Engine, Inbound, Reply
 from bot.updates import ChatOrderedProcessor, inbox_catch_up
+from bot.webhook import make_app, serve, webhook_path
 from db import repo
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,8 @@ COMMAND_HELP = {
 POLL_TIMEOUT = 25  # seconds of Telegram long polling
 POLL_READ_MARGIN = 10  # seconds a long poll may take beyond its timeout before it is abandoned
 MAX_BACKOFF = 30.0
+SWEEP_EVERY = 10.0  # seconds between looks for updates a dead process left (shared database)
+SWEEP_AGE = 20.0  # an update stored this long ago and still unfinished is taken over
 DEEP_LINK_PAYLOAD = "intake"  # t.me/<bot>?start=intake opens the private chat with /start
 
 
@@ -553,8 +556,16 @@ async def store_batch(app: Application, engine: Engine, raw_updates: list[Any]) 
         read.append((update_id, update, failure))
     stored = await repo.inbox_add_batch(engine=engine.records, updates=entries)
     failpoints.reach("inbox_stored")
+    shared = engine.chat_locks.shared
     for update_id, update, failure in read:
         if update_id not in stored:  # stored before, or twice in this batch
+            if (
+                shared
+                and update is not None
+                and not await repo.inbox_is_processed(engine=engine.records, update_id=update_id)
+            ):  # delivered again after the process that stored it died: taken over here (the
+                await app.update_queue.put(update)  # chat lock and the inbox run it once)
+                continue
             log.info("update %s delivered twice; dropped", update_id)
             continue
         stored.discard(update_id)
@@ -593,38 +604,107 @@ async def poll_updates(
         backoff = min(backoff * 2, MAX_BACKOFF)
 
 
+async def sweep_inbox(app: Application, engine: Engine, stop: asyncio.Event) -> None:
+    """Several processes: take over stored updates left unfinished by a process that died.
+
+    Each is queued here; the chat lock and the inbox order process it once, in its place.
+    """
+    queued: dict[int, float] = {}
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        await asyncio.sleep(SWEEP_EVERY)
+        try:
+            stale = await repo.inbox_pending(engine=engine.records, older_than=SWEEP_AGE)
+        except Exception:  # noqa: BLE001 - storage trouble: logged, tried again later
+            log.exception("inbox sweep failed; trying again")
+            continue
+        now = loop.time()
+        queued = {k: at for k, at in queued.items() if now - at < 6 * SWEEP_EVERY}
+        for row in stale:
+            if row.update_id in queued:
+                continue
+            update, _ = read_update(json.loads(row.payload_json), app.bot)
+            if update is not None:
+                queued[row.update_id] = now
+                log.info("update %s left unfinished; taken over", row.update_id)
+                await app.update_queue.put(update)
+
+
 class PollingStopped(RuntimeError):
     """Polling ended by itself (the token was rejected): the process must exit and be restarted."""
 
 
-async def run_bot(settings: Settings, stop: asyncio.Event) -> None:
-    """Run the bot until `stop` is set; raise PollingStopped should polling end by itself."""
+async def run_bot(settings: Settings, stop: asyncio.Event, *, webhook: bool = False) -> None:
+    """Run the bot until `stop` is set; raise PollingStopped should polling end by itself.
+
+    `webhook`: serve INTAKE_WEBHOOK_URL instead of polling (see bot/webhook.py).
+    """
     if not settings.telegram_bot_token:
         raise SystemExit("TELEGRAM_BOT_TOKEN is not set (see README: Configuration)")
+    if webhook and not (settings.intake_webhook_url and settings.intake_webhook_secret):
+        raise SystemExit(
+            "webhook mode needs INTAKE_WEBHOOK_URL and INTAKE_WEBHOOK_SECRET (see README)"
+        )
     engine = await Engine.open(settings)
     app = build_application(settings, engine)
+    died, cause, runner = False, None, None
     try:
         async with app:
-            await app.bot.delete_webhook()
-            await app.bot.set_my_commands([BotCommand(c, d) for c, d in COMMAND_HELP.items()])
-            await app.start()
-            await recover_inbox(app, engine)
-            log.info("bot started as @%s; polling", app.bot.username)
-            poller = asyncio.create_task(poll_updates(app, engine, stop))
-            stopping = asyncio.create_task(stop.wait())
-            await asyncio.wait({poller, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            died = poller.done() and not poller.cancelled()
-            cause = poller.exception() if died else None
-            if died:
-                log.critical(
-                    "polling stopped (%s); exiting so that a supervisor restarts the bot",
-                    type(cause).__name__ if cause else "returned",
-                )
-            for task in (poller, stopping):
-                task.cancel()
-            await asyncio.gather(poller, stopping, return_exceptions=True)
-            await app.stop()
+            try:
+                await app.bot.set_my_commands([BotCommand(c, d) for c, d in COMMAND_HELP.items()])
+                await app.start()
+                await recover_inbox(app, engine)
+                tasks = {asyncio.create_task(stop.wait())}
+                if engine.chat_locks.shared:
+                    tasks.add(asyncio.create_task(sweep_inbox(app, engine, stop)))
+                if webhook:
+                    url = settings.intake_webhook_url
+                    server = make_app(
+                        webhook_path(url),
+                        settings.intake_webhook_secret,
+                        lambda raws: store_batch(app, engine, raws),
+                    )
+                    runner = await serve(
+                        server, settings.intake_webhook_listen, settings.intake_webhook_port
+                    )
+                    await app.bot.set_webhook(
+                        url,
+                        secret_token=settings.intake_webhook_secret,
+                        allowed_updates=Update.ALL_TYPES,
+                    )
+                    log.info(
+                        "bot started as @%s; webhook on %s:%s",
+                        app.bot.username,
+                        settings.intake_webhook_listen,
+                        settings.intake_webhook_port,
+                    )
+                    poller = None
+                else:
+                    await app.bot.delete_webhook()
+                    log.info("bot started as @%s; polling", app.bot.username)
+                    poller = asyncio.create_task(poll_updates(app, engine, stop))
+                    tasks.add(poller)
+                await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                died = poller is not None and poller.done() and not poller.cancelled()
+                cause = poller.exception() if died else None
+                if died:
+                    log.critical(
+                        "polling stopped (%s); exiting so that a supervisor restarts the bot",
+                        type(cause).__name__ if cause else "returned",
+                    )
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                if runner is not None:  # no new update is taken while the queued ones finish
+                    await runner.cleanup()
+                    runner = None
+            finally:  # whatever failed above, the Application is stopped first
+                if app.running:
+                    await app.stop()
+
     finally:
+        if runner is not None:
+            await runner.cleanup()
         await engine.close()
     if died:
         raise PollingStopped("polling stopped") from cause

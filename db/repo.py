@@ -8,7 +8,7 @@ import uuid
 import weakref
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, func, update
@@ -210,9 +210,16 @@ async def inbox_failed(*, engine: AsyncEngine) -> list[InboxUpdate]:
     return await _inbox_rows(engine, col(InboxUpdate.failure).is_not(None))
 
 
-async def inbox_pending(*, engine: AsyncEngine) -> list[InboxUpdate]:
-    """Updates stored but not processed (a crash came between), oldest first."""
-    return await _inbox_rows(engine, col(InboxUpdate.processed_at).is_(None))
+async def inbox_pending(
+    *, engine: AsyncEngine, older_than: float | None = None
+) -> list[InboxUpdate]:
+    """Updates stored but not processed (a crash came between), oldest first; with
+    `older_than`, only those stored at least that many seconds ago."""
+    condition = col(InboxUpdate.processed_at).is_(None)
+    if older_than is not None:
+        cutoff = utcnow() - timedelta(seconds=older_than)
+        condition = condition & (col(InboxUpdate.received_at) <= cutoff)
+    return await _inbox_rows(engine, condition)
 
 
 async def inbox_pending_for_chat(
