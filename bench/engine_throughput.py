@@ -1,11 +1,15 @@
 """Benchmark: simulated chats through the engine vs a bare one-node LangGraph graph, same run.
 
     .venv/bin/python bench/engine_throughput.py [--chats 50] [--turns 10] [--durability exit]
+        [--postgres]
 
 Prints, for the intake engine (offline rules brain, real SQLite files: records + checkpoints)
 and for a bare one-node graph on AsyncSqliteSaver (the baseline): turns per second, p50/p95
 turn latency, and checkpoint bytes written per turn at turn 1 and at turn 30 of a long chat,
-with the ratio engine / baseline. Not a test: nothing is asserted.
+with the ratio engine / baseline; first for one chat alone (the cost of a turn), then for
+`--chats` chats at once. `--postgres` adds the same on PostgreSQL (records and checkpoints in a
+temporary server started with tests/postgres.py; the baseline on AsyncPostgresSaver). Not a
+test: nothing is asserted.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -20,9 +25,12 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 import aiosqlite
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import START, StateGraph
 from langgraph.types import Command, interrupt
+from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
 
 from bot.config import Settings
 from bot.engine import Engine, Inbound
@@ -109,9 +117,16 @@ async def engine_long_chat_bytes(engine: Engine, data_dir: Path) -> tuple[int, i
     return sizes[0], sizes[29]
 
 
-async def bench_engine(chats: int, turns: int, durability: str) -> dict[str, Any]:
+async def bench_engine(
+    chats: int, turns: int, durability: str, url: str | None = None
+) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(intake_data_dir=Path(tmp), intake_durability=durability, _env_file=None)
+        settings = Settings(
+            intake_data_dir=Path(tmp),
+            intake_durability=durability,
+            intake_database_url=url,
+            _env_file=None,
+        )
         engine = await Engine.open(settings)
         await engine.handle(
             Inbound(chat_id=-1, kind="text", text="워밍업: 친구가 돈을 안 갚아요", at=NOW)
@@ -120,7 +135,9 @@ async def bench_engine(chats: int, turns: int, durability: str) -> dict[str, Any
         start = time.perf_counter()
         await asyncio.gather(*(engine_chat(engine, c, turns, latencies) for c in range(chats)))
         elapsed = time.perf_counter() - start
-        first, thirtieth = await engine_long_chat_bytes(engine, Path(tmp))
+        first, thirtieth = (
+            await engine_long_chat_bytes(engine, Path(tmp)) if url is None else (0, 0)
+        )
         await engine.close()
     return {
         "turns": len(latencies),
@@ -150,6 +167,34 @@ def bare_graph(saver: AsyncSqliteSaver):
     graph.add_edge(START, "echo")
     graph.add_edge("echo", "echo")
     return graph.compile(checkpointer=saver)
+
+
+async def bench_bare_postgres(chats: int, turns: int, durability: str, url: str) -> dict[str, Any]:
+    """The baseline on AsyncPostgresSaver (checkpoint bytes not measured there)."""
+    async with AsyncConnectionPool(
+        url,
+        min_size=2,
+        max_size=16,
+        open=False,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+    ) as pool:
+        saver = AsyncPostgresSaver(pool)
+        await saver.setup()
+        graph = bare_graph(saver)
+        latencies: list[float] = []
+
+        async def chat(c: int) -> None:
+            config = {"configurable": {"thread_id": f"t{c}"}}
+            for i, line in enumerate(script(c, turns)):
+                payload: Any = {"turn": 0} if i == 0 else Command(resume=line)
+                start = time.perf_counter()
+                await graph.ainvoke(payload, config, durability=durability)
+                latencies.append(time.perf_counter() - start)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(chat(c) for c in range(chats)))
+        elapsed = time.perf_counter() - start
+    return {"turns": len(latencies), "elapsed": elapsed, "latencies": latencies, "bytes": (0, 0)}
 
 
 async def bench_bare(chats: int, turns: int, durability: str) -> dict[str, Any]:
@@ -203,23 +248,13 @@ def row(name: str, r: dict[str, Any]) -> list[str]:
     ]
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--chats", type=int, default=50)
-    parser.add_argument("--turns", type=int, default=10)
-    parser.add_argument("--durability", choices=["exit", "async", "sync"], default="exit")
-    args = parser.parse_args()
-    engine = await bench_engine(args.chats, args.turns, args.durability)
-    bare = await bench_bare(args.chats, args.turns, args.durability)
+def table(title: str, rows: list[list[str]]) -> None:
     header = ["", "turns/s", "p50 ms", "p95 ms", "ckpt B turn 1", "ckpt B turn 30"]
-    rows = [row("intake engine", engine), row("bare 1-node graph", bare)]
     ratio = ["engine / bare"]
     for i in range(1, 6):
         a, b = float(rows[0][i]), float(rows[1][i])
         ratio.append(f"{a / b:.2f}x" if b else "-")
-    print(
-        f"{args.chats} chats x {args.turns} turns, durability={args.durability}, {engine['turns']} engine turns"
-    )
+    print(title)
     widths = [max(len(r[i]) for r in (header, *rows, ratio)) for i in range(len(header))]
     for r in (header, *rows, ratio):
         print(
@@ -228,6 +263,40 @@ async def main() -> None:
                 for i, (cell, w) in enumerate(zip(r, widths, strict=True))
             )
         )
+    print()
+
+
+async def measure(chats: int, turns: int, durability: str, url: str | None) -> None:
+    where = "PostgreSQL" if url else "SQLite"
+    engine = await bench_engine(chats, turns, durability, url)
+    if url:
+        bare = await bench_bare_postgres(chats, turns, durability, url)
+    else:
+        bare = await bench_bare(chats, turns, durability)
+    table(
+        f"{where}: {chats} chats x {turns} turns, durability={durability}, "
+        f"{engine['turns']} engine turns",
+        [row("intake engine", engine), row("bare 1-node graph", bare)],
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chats", type=int, default=50)
+    parser.add_argument("--turns", type=int, default=10)
+    parser.add_argument("--durability", choices=["exit", "async", "sync"], default="exit")
+    parser.add_argument("--postgres", action="store_true", help="also on a temporary PostgreSQL")
+    args = parser.parse_args()
+    for chats, turns in ((1, 60), (args.chats, args.turns)):
+        await measure(chats, turns, args.durability, None)
+    if args.postgres:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests/
+        from tests.postgres import PostgresServer
+
+        with PostgresServer() as server:
+            for n, (chats, turns) in enumerate(((1, 60), (args.chats, args.turns))):
+                server.create_database(f"bench{n}")
+                await measure(chats, turns, args.durability, server.url(f"bench{n}"))
 
 
 if __name__ == "__main__":

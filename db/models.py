@@ -122,6 +122,7 @@ class StateTransition(SQLModel, table=True):
 class ChatTurn(SQLModel, table=True):
     """Conversation history: what was asked, what the person answered, what the bot replied."""
 
+    __table_args__ = (Index("ux_chatturn_session_input", "session_id", "input_id", unique=True),)
     id: int | None = Field(default=None, primary_key=True)
     session_id: str = Field(foreign_key="chatsession.id", index=True)
     field: str | None = None  # the fact that was being asked when the person answered

@@ -8,10 +8,11 @@ import uuid
 import weakref
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import BigInteger, delete, func, literal, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import col, select
@@ -610,3 +611,259 @@ async def case_record(*, engine: AsyncEngine, session: ChatSession) -> dict[str,
         "created_at": session.started_at.isoformat(),
         "completed_at": session.ended_at.isoformat() if session.ended_at else None,
     }
+
+
+# --- the turn: one read, one write ---------------------------------------------------------
+
+
+@dataclass
+class ChatView:
+    """What a turn needs to know of a chat, read at once: its language, the buttons it was
+    shown last (and to whom), and its latest session."""
+
+    chat_id: int
+    lang: str | None
+    offer: tuple[int | None, list[str]] | None
+    latest: ChatSession | None
+
+    @property
+    def open(self) -> ChatSession | None:
+        """The open session (a chat has at most one, and it is the latest)."""
+        return self.latest if self.latest is not None and self.latest.status == "open" else None
+
+
+_SESSION_COLUMNS = [c for c in ChatSession.__table__.columns]
+
+
+async def chat_view(*, engine: AsyncEngine, chat_id: int) -> ChatView:
+    """The chat's language, offer and latest session in one statement."""
+    anchor = select(literal(chat_id, BigInteger).label("chat_id")).subquery()
+    latest = (
+        select(ChatSession.id)
+        .where(ChatSession.chat_id == chat_id)
+        .order_by(col(ChatSession.started_at).desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    stmt = (
+        select(ChatPreference.lang, ChatOffer.user_id, ChatOffer.choices_json, *_SESSION_COLUMNS)
+        .select_from(anchor)
+        .outerjoin(ChatPreference, ChatPreference.chat_id == anchor.c.chat_id)
+        .outerjoin(ChatOffer, ChatOffer.chat_id == anchor.c.chat_id)
+        .outerjoin(ChatSession, ChatSession.id == latest)
+    )
+    async with engine.connect() as conn:
+        row = (await conn.execute(stmt)).one()
+    lang, offer_user, offer_json, *session = row
+    fields = dict(zip((c.name for c in _SESSION_COLUMNS), session, strict=True))
+    return ChatView(
+        chat_id=chat_id,
+        lang=lang,
+        offer=(offer_user, json.loads(offer_json)) if offer_json is not None else None,
+        latest=ChatSession.model_construct(**fields) if fields["id"] is not None else None,
+    )
+
+
+@dataclass
+class CaseChanges:
+    """What a turn changed in a session's records (from its record snapshots before and after)."""
+
+    session_id: str
+    state: str
+    completion_rate: float
+    transition_from: str | None = None  # set when the state changed
+    finished: str | None = None  # "completed" when the intake ended
+    master: dict[str, Any] | None = None
+    facts: list[dict[str, Any]] = field(default_factory=list)  # rows to upsert
+    dropped_facts: list[str] = field(default_factory=list)
+    missing: list[dict[str, Any]] | None = None  # the whole new list, when it changed
+    party: dict[str, Any] | None = None
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
+
+
+def _fact_rows(session_id: str, snapshot: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    unknown = set(snapshot.get("unknown") or [])
+    detail = snapshot.get("facts_detail") or {}
+    return {
+        key: {
+            "session_id": session_id,
+            "key": key,
+            "value_json": _dumps(value),
+            "status": "unknown" if key in unknown else "answered",
+            "quote": (detail.get(key) or {}).get("quote"),
+            "said_at": (detail.get(key) or {}).get("at"),
+            "confirmed": (detail.get(key) or {}).get("confirmed"),
+        }
+        for key, value in (snapshot.get("facts") or {}).items()
+    }
+
+
+def _master(snapshot: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "case_type": snapshot.get("case_type"),
+        "sub_case_type": snapshot.get("sub_type"),
+        "confidence": snapshot.get("confidence") or 0.0,
+        "description": snapshot.get("description") or "",
+        "emotions_json": _dumps(snapshot.get("emotions") or []),
+    }
+
+
+def _missing(snapshot: dict[str, Any]) -> list[tuple[str, str]]:
+    unknown = set(snapshot.get("unknown") or [])
+    return [
+        (key, "unknown" if key in unknown else "not_answered")
+        for key in snapshot.get("missing") or []
+    ]
+
+
+def case_changes(
+    session_id: str, before: dict[str, Any], after: dict[str, Any], recorded_state: str
+) -> CaseChanges:
+    """The rows a turn must write, from the record snapshots (see `sync_case`) before and
+    after it; `recorded_state` is the state the session row holds now."""
+    changes = CaseChanges(
+        session_id=session_id, state=after["state"], completion_rate=after["completion_rate"]
+    )
+    if recorded_state != after["state"]:
+        changes.transition_from = recorded_state
+    if after["status"] != "open":
+        changes.finished = after["status"]
+    if _master(before) != _master(after):
+        changes.master = _master(after)
+    old, new = _fact_rows(session_id, before), _fact_rows(session_id, after)
+    changes.facts = [row for key, row in new.items() if old.get(key) != row]
+    changes.dropped_facts = [key for key in old if key not in new]
+    if _missing(before) != _missing(after):
+        changes.missing = [
+            {"session_id": session_id, "key": key, "reason": reason}
+            for key, reason in _missing(after)
+        ]
+    party = after.get("counterparty") or {}
+    if party != (before.get("counterparty") or {}) and (
+        party.get("name") or party.get("party_type")
+    ):
+        changes.party = {"name": party.get("name"), "party_type": party.get("party_type")}
+    known = {f["file_unique_id"] for f in before.get("evidence_files") or []}
+    changes.evidence = [
+        {
+            "session_id": session_id,
+            "kind": item["kind"],
+            "file_id": item["file_id"],
+            "file_unique_id": item["file_unique_id"],
+            "file_name": item.get("file_name"),
+            "mime_type": item.get("mime_type"),
+            "caption": item.get("caption"),
+            "received_at": datetime.fromisoformat(item["at"]),
+        }
+        for item in after.get("evidence_files") or []
+        if item["file_unique_id"] not in known
+    ]
+    if after.get("summary") and after.get("summary") != before.get("summary"):
+        changes.summary = after["summary"]
+    return changes
+
+
+async def write_turn(
+    *,
+    engine: AsyncEngine,
+    chat_id: int,
+    lang: str | None = None,
+    offer: tuple[int | None, list[str]] | None = None,
+    case: CaseChanges | None = None,
+    turn: dict[str, Any] | None = None,
+) -> None:
+    """Everything a turn changed, in one short transaction of Core statements: the chat's new
+    language, its offer, the session row, the transition, changed facts, the missing list, the
+    party, new evidence, the summary, and the question-answer row (`turn`, written once per
+    input id)."""
+    now = utcnow()
+    async with _writing(engine) as db:
+        if lang is not None:
+            stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, lang=lang)
+            await db.exec(
+                stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"lang": lang})
+            )
+        if offer is not None:
+            values = {"user_id": offer[0], "choices_json": _dumps(offer[1]), "offered_at": now}
+            stmt = _insert(engine, ChatOffer).values(chat_id=chat_id, **values)
+            await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_=values))
+        if case is not None:
+            await _write_case(engine, db, case, now)
+        if turn is not None and case is not None:
+            stmt = _insert(engine, ChatTurn).values(session_id=case.session_id, at=now, **turn)
+            await db.exec(stmt.on_conflict_do_nothing(index_elements=["session_id", "input_id"]))
+        await db.commit()
+
+
+async def _write_case(engine: AsyncEngine, db: AsyncSession, case: CaseChanges, now: datetime):
+    sid = case.session_id
+    values: dict[str, Any] = {
+        "current_state": case.state,
+        "completion_rate": case.completion_rate,
+        "updated_at": now,
+    }
+    session_row = update(ChatSession).where(col(ChatSession.id) == sid)
+    if case.finished:  # closed once: a finished session's status is never rewritten
+        await db.exec(
+            session_row.where(col(ChatSession.status) == "open").values(
+                status=case.finished, ended_at=now
+            )
+        )
+    await db.exec(session_row.values(**values))
+    if case.transition_from is not None:
+        await db.exec(
+            _insert(engine, StateTransition).values(
+                session_id=sid, from_state=case.transition_from, to_state=case.state, at=now
+            )
+        )
+    if case.master is not None:
+        await db.exec(
+            update(CaseMaster)
+            .where(col(CaseMaster.session_id) == sid)
+            .values(**case.master, updated_at=now)
+        )
+    if case.facts:
+        stmt = _insert(engine, CaseFact).values([{**row, "updated_at": now} for row in case.facts])
+        excluded = stmt.excluded
+        await db.exec(
+            stmt.on_conflict_do_update(
+                index_elements=["session_id", "key"],
+                set_={
+                    name: getattr(excluded, name)
+                    for name in (
+                        "value_json",
+                        "status",
+                        "quote",
+                        "said_at",
+                        "confirmed",
+                        "updated_at",
+                    )
+                },
+            )
+        )
+    if case.dropped_facts:
+        await db.exec(
+            delete(CaseFact).where(
+                col(CaseFact.session_id) == sid, col(CaseFact.key).in_(case.dropped_facts)
+            )
+        )
+    if case.missing is not None:
+        await db.exec(delete(CaseMissingField).where(col(CaseMissingField.session_id) == sid))
+        if case.missing:
+            await db.exec(_insert(engine, CaseMissingField).values(case.missing))
+    if case.party is not None:
+        stmt = _insert(engine, CaseParty).values(session_id=sid, role="counterparty", **case.party)
+        await db.exec(
+            stmt.on_conflict_do_update(index_elements=["session_id", "role"], set_=case.party)
+        )
+    if case.evidence:
+        stmt = _insert(engine, CaseEvidence).values(case.evidence)
+        await db.exec(stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"]))
+    if case.summary is not None:
+        values = {
+            "summary_text": case.summary["text"],
+            "structured_json": _dumps(case.summary["structured"]),
+        }
+        stmt = _insert(engine, CaseSummary).values(session_id=sid, created_at=now, **values)
+        await db.exec(stmt.on_conflict_do_update(index_elements=["session_id"], set_=values))

@@ -225,7 +225,7 @@ async def test_records_write_failure_is_retried_and_the_conversation_goes_on(
     engine: Engine, monkeypatch
 ) -> None:
     calls = {"n": 0}
-    real = repo.sync_case
+    real = repo.write_turn  # the turn's one write
 
     async def flaky(**kwargs):
         calls["n"] += 1
@@ -233,7 +233,7 @@ async def test_records_write_failure_is_retried_and_the_conversation_goes_on(
             raise RuntimeError("database is locked")
         return await real(**kwargs)
 
-    monkeypatch.setattr(repo, "sync_case", flaky)
+    monkeypatch.setattr(repo, "write_turn", flaky)
     reply = await start_loan(engine)
     assert reply.field == "repayment_date"
     assert calls["n"] == 3
@@ -245,17 +245,17 @@ async def test_a_finished_intake_whose_records_failed_is_repaired_not_restarted(
 ) -> None:
     await start_loan(engine)
     await engine.handle(text("올해 6월"))
-    real = repo.sync_case
 
     async def broken(**kwargs):
         raise RuntimeError("disk I/O error")
 
-    monkeypatch.setattr(repo, "sync_case", broken)
-    done = await engine.handle(choice("a:evidence:no"))
+    with monkeypatch.context() as patch:  # every records write fails
+        patch.setattr(repo, "sync_case", broken)
+        patch.setattr(repo, "write_turn", broken)
+        done = await engine.handle(choice("a:evidence:no"))
     assert done.state == "COMPLETED"  # the person got the summary; the records did not follow
     (session,) = await sessions_of(engine)
     assert session.status == "open"
-    monkeypatch.setattr(repo, "sync_case", real)
 
     later = await engine.handle(text("혹시 진행 상황이 어떻게 되나요?", minutes=30))
     assert knowledge.message("session_completed", "ko") in joined(later)

@@ -132,14 +132,14 @@ async def test_a_replay_after_a_crash_before_the_records_writes_them_once(
     engine: Engine, monkeypatch
 ) -> None:
     await engine.handle(text(LOAN, input_id="99"))
-    real = repo.sync_case
 
     async def broken(**kwargs):
         raise RuntimeError("killed before the records write")
 
-    monkeypatch.setattr(repo, "sync_case", broken)
-    await engine.handle(text("올해 6월", input_id="100", minutes=1))  # the graph took it
-    monkeypatch.setattr(repo, "sync_case", real)
+    with monkeypatch.context() as patch:  # every records write fails
+        patch.setattr(repo, "sync_case", broken)
+        patch.setattr(repo, "write_turn", broken)
+        await engine.handle(text("올해 6월", input_id="100", minutes=1))  # the graph took it
     assert "repayment_date" not in await facts_of(engine)
 
     for minutes in (2, 3):  # recovered from the inbox, then delivered once more
@@ -279,15 +279,15 @@ async def finish_with_records_failing(engine: Engine, monkeypatch) -> ChatSessio
     """Complete a loan intake whose last records write fails, as a kill at that point leaves it."""
     await engine.handle(text(LOAN))
     await engine.handle(text("올해 6월", minutes=1))
-    real = repo.sync_case
 
     async def broken(**kwargs):
         raise RuntimeError("disk I/O error")
 
-    monkeypatch.setattr(repo, "sync_case", broken)
-    done = await engine.handle(choice("a:evidence:no"))
+    with monkeypatch.context() as patch:  # every records write fails
+        patch.setattr(repo, "sync_case", broken)
+        patch.setattr(repo, "write_turn", broken)
+        done = await engine.handle(choice("a:evidence:no"))
     assert done.state == "COMPLETED"
-    monkeypatch.setattr(repo, "sync_case", real)
     session = await session_of(engine)
     assert session.status == "open"  # the records did not follow
     return session

@@ -1,0 +1,104 @@
+"""Staff views for ADMIN_IDS: /sessions (open intakes, risk and deadlines first) and /export."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from bot import export
+from bot.messages import (
+    EXPORT_FORMATS,
+    Document,
+    Inbound,
+    Reply,
+    chat_tag,
+)
+from db import repo
+
+log = logging.getLogger("bot.engine")
+
+
+class StaffViews:
+    """/sessions and /export, and the deadlines staff see (mixed into `Engine`)."""
+
+    def deadlines_of(self, record: dict[str, Any], lang: str) -> list[dict[str, Any]]:
+        """The deadlines of a case record's facts as of today on the staff's calendar, each
+        with its days left and whether it is urgent."""
+        today = datetime.now(self.settings.zone).date()
+        found = self.spec.deadlines(
+            self.knowledge, record.get("sub_case_type"), record.get("facts") or {}, lang, today
+        )
+        return [
+            d.as_dict() | {"days_left": d.days_left(today), "urgent": d.due_soon(today)}
+            for d in found
+        ]
+
+    async def _admin(self, inbound: Inbound, reply: Reply) -> None:
+        """/export and /sessions, for ADMIN_IDS only; anyone else learns nothing."""
+        kn, lang = self.knowledge, reply.lang
+        if inbound.user_id is None or inbound.user_id not in self.settings.admins:
+            log.warning(
+                "chat=%s refused admin command /%s", chat_tag(inbound.chat_id), inbound.command
+            )
+            reply.add(kn.message("admin_only", lang))
+            return
+        await self.repair_finished()  # staff never see a finished intake as open
+        if inbound.command.lower() == "sessions":
+            sessions = await repo.list_sessions(engine=self.records, statuses=["open"])
+            if not sessions:
+                reply.add(kn.message("sessions_none", lang))
+                return
+            alerts = await repo.alerts_for(
+                engine=self.records, session_ids=[s.id for s in sessions]
+            )
+            records = {
+                s.id: await repo.case_record(engine=self.records, session=s) for s in sessions
+            }
+            # Days to the nearest deadline due within 30 days, per session.
+            urgent = {
+                sid: min(
+                    (d["days_left"] for d in self.deadlines_of(record, lang) if d["urgent"]),
+                    default=None,
+                )
+                for sid, record in records.items()
+            }
+            # Safety alerts first, then deadlines close by, then the rest by last activity.
+            sessions.sort(key=lambda s: (not alerts.get(s.id), urgent[s.id] is None))
+            lines = [kn.message("sessions_header", lang, count=len(sessions))]
+            for s in sessions[:50]:
+                record = records[s.id]
+                case = record["sub_case_type"] or "-"
+                line = kn.message(
+                    "sessions_line",
+                    lang,
+                    chat=s.chat_id,
+                    case=case,
+                    percent=round(100 * s.completion_rate),
+                    state=s.current_state,
+                    updated=s.updated_at.strftime("%Y-%m-%d %H:%M"),
+                )
+                if alerts.get(s.id):
+                    line += f" | {kn.message('sessions_risk', lang)}"
+                if urgent[s.id] is not None:
+                    line += f" | {kn.message('sessions_urgent', lang, days=urgent[s.id])}"
+                lines.append(line)
+            reply.add("\n".join(lines))
+            return
+        args = [a.lower() for a in inbound.args]
+        fmt = next((a for a in args if a in EXPORT_FORMATS), "json")
+        rows = await export.collect(
+            engine=self.records,
+            include_open="all" in args,
+            deadlines_of=lambda record: self.deadlines_of(record, lang),
+        )
+        if not rows:
+            reply.add(kn.message("export_empty", lang))
+            return
+        content = export.render(rows, fmt)
+        stamp = inbound.at.strftime("%Y%m%d-%H%M%S")
+        caption = kn.message("export_caption", lang, count=len(rows), fmt=fmt)
+        reply.documents.append(
+            Document(f"intake-export-{stamp}.{fmt}", content.encode("utf-8"), caption)
+        )
+        reply.add(caption)

@@ -1,0 +1,406 @@
+"""A turn of the intake: the person's message through the graph, and the records after it.
+
+The turn reads what it needs of the chat once (`repo.chat_view`, in `Engine.handle`) and leaves
+what it changed (`repo.case_changes`) for the one write at the end of the handling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from langgraph.types import Command
+
+from bot import failpoints
+from bot.messages import (
+    MAX_INPUT_CHARS,
+    RECORD_RETRIES,
+    Inbound,
+    Reply,
+    chat_tag,
+)
+from db import repo
+from graphs.common.context import Context
+from graphs.common.intents import read_intent
+from graphs.common.text import detect_lang, is_meaningless
+
+log = logging.getLogger("bot.engine")
+
+
+@dataclass
+class Handling:
+    """One `Engine.handle` call: what it read of the chat, and what it will write at its end."""
+
+    view: repo.ChatView
+    lang: str | None = None  # a language to remember for the chat
+    case: repo.CaseChanges | None = None  # what the turn changed in its session's records
+    row: dict[str, Any] | None = None  # the turn's question-answer row
+    after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # once written
+    fresh: bool = True  # False once sessions were opened or closed after the read
+
+
+# The handling in progress in this task (each chat's handling runs in its own task).
+HANDLING: ContextVar[Handling | None] = ContextVar("handling", default=None)
+
+
+class TurnSteps:
+    """The engine's turn pipeline (mixed into `Engine`)."""
+
+    async def _turn(self, inbound: Inbound, reply: Reply) -> None:
+        """Feed one message to the chat's open intake (starting one if there is none)."""
+        kn, lang = self.knowledge, reply.lang
+        if inbound.kind == "text" and read_intent(inbound.text, kn).kind == "forget":
+            self._ask_forget(reply)  # "제 정보 다 삭제해 주세요": the /forget confirmation
+            return
+        handling = HANDLING.get()
+        if handling is not None and handling.fresh:  # read at the start of the handling
+            session, latest = handling.view.open, handling.view.latest
+        else:
+            session = await repo.open_session(engine=self.records, chat_id=inbound.chat_id)
+            latest = session
+            if session is None:
+                latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
+        if session is None:
+            if latest is not None and latest.status == "completed":
+                values = (await self.graph.aget_state(self._config(latest.id))).values or {}
+                await self._answer_finished(latest.id, values, inbound, reply)
+                return
+            session = await repo.create_session(
+                engine=self.records,
+                chat_id=inbound.chat_id,
+                user_id=inbound.user_id,
+                domain=self.spec.name,
+            )
+            log.info("chat=%s session=%s started", chat_tag(inbound.chat_id), session.id)
+        config = self._config(session.id)
+        snapshot = await self.graph.aget_state(config)
+        node, asked = self._waiting(snapshot)
+        if node == "COMPLETED":
+            # Finished while the records did not follow (see repair_finished); never feed a
+            # finished thread, which would start the intake over on top of its facts.
+            await self._repair(session.id, snapshot.values)
+            await self._answer_finished(session.id, snapshot.values, inbound, reply)
+            return
+        if self._replays(snapshot.values, inbound):
+            # A replay of an input the graph already consumed (a crash came before it was
+            # marked processed): answer with where the intake stands, do not feed it again, and
+            # write the records in case the crash came before them (the history row of an
+            # input is written once).
+            self._prompt(snapshot.values, node, asked, reply)
+            turn = self._history_row(snapshot.values.get("asking"), inbound, reply)
+            await self._write_records(session.id, snapshot.values, node, turn)
+            return
+        if reply.alerts and node in ("FACT_COLLECTION", "RE_QUESTION"):
+            # A message of danger is not an answer: the question waits, asked gently again.
+            reply.add(kn.message("safety_resume", lang))
+            self._prompt(snapshot.values, node, asked, reply)
+            turn = self._history_row(asked, inbound, reply)
+            await self._write_records(session.id, snapshot.values, node, turn)
+            return
+        user_input = self._precheck(inbound, reply, node, asked)
+        if user_input is None:
+            self._prompt(snapshot.values or {}, node or "INIT", asked, reply)
+            return
+        # Relative dates (어제, 지난달, 6/1) are read on the person's calendar, not UTC's:
+        # 05:00 in Seoul is still "yesterday" in UTC.
+        now = inbound.at.astimezone(self.settings.zone)
+        context = Context(knowledge=kn, brain=self.brain, lang=lang, now=now, kb=self.kb)
+        payload: Any
+        if snapshot.next:
+            payload = Command(resume=user_input)
+        else:
+            first = None if user_input["kind"] == "start" else user_input
+            payload = {"answer": first, "last_input_id": user_input.get("id")}
+        result = await self.graph.ainvoke(
+            payload, config, context=context, durability=self.settings.intake_durability
+        )
+        failpoints.reach("after_graph")
+        interrupts = result.get("__interrupt__") or []
+        if interrupts:
+            waiting = interrupts[0].value
+            reply.messages += waiting["messages"]
+            reply.field, reply.progress, reply.state = (
+                waiting["field"],
+                waiting["progress"],
+                waiting["state"],
+            )
+        else:
+            reply.messages += result.get("outbox", [])
+            reply.state, reply.field = "COMPLETED", None
+            reply.progress = round(
+                100 * self.spec.snapshot(kn, result, "COMPLETED")["completion_rate"]
+            )
+        values = {k: v for k, v in result.items() if k != "__interrupt__"}
+        turn = self._history_row(asked, inbound, reply)
+        before = (snapshot.values or {}, node or "INIT")
+        if handling is None or not await self._stage(session, before, values, reply, turn):
+            await self._write_records(session.id, values, reply.state, turn)
+            failpoints.reach("after_records")
+        if reply.state == "COMPLETED":
+            if handling is None:
+                await self._prune_checkpoints(config)
+            else:  # once the records that say so are written
+                handling.after.append(lambda: self._prune_checkpoints(config))
+
+    async def _stage(
+        self,
+        session: Any,
+        before: tuple[dict[str, Any], str],
+        values: dict[str, Any],
+        reply: Reply,
+        turn: dict[str, Any],
+    ) -> bool:
+        """Leave what the turn changed for the handling's one write; False when the records
+        may not match the state before the turn (a failed write, a crash between the graph and
+        the records), and must be written whole."""
+        kn = self.knowledge
+        old = self.spec.snapshot(kn, *before)
+        if (
+            session.id in self._dirty
+            or session.current_state != before[1]
+            or abs(session.completion_rate - old["completion_rate"]) > 1e-9
+        ):
+            return False
+        new = self.spec.snapshot(kn, values, reply.state)
+        if new.get("summary"):
+            new["summary"] = await self._with_alerts(session.id, new["summary"])
+        handling = HANDLING.get()
+        handling.case = repo.case_changes(session.id, old, new, session.current_state)
+        handling.row = turn
+        return True
+
+    async def _commit(
+        self, chat_id: int, handling: Handling, offer: tuple[int | None, list[str]]
+    ) -> None:
+        """The handling's one write: language, offer, the turn's changes and its row."""
+        sid = handling.case.session_id if handling.case else None
+        written = await self._retrying(
+            lambda: repo.write_turn(
+                engine=self.records,
+                chat_id=chat_id,
+                lang=handling.lang,
+                offer=offer,
+                case=handling.case,
+                turn=handling.row,
+            ),
+            f"session={sid}" if sid else f"chat={chat_tag(chat_id)}",
+        )
+        if sid is not None:
+            if written:
+                self._dirty.discard(sid)
+                failpoints.reach("after_records")
+            else:  # the checkpoint holds the turn; the next one rewrites the records whole
+                self._dirty.add(sid)
+        for step in handling.after:
+            await step()
+
+    async def _retrying(self, write: Callable[[], Awaitable[None]], label: str) -> bool:
+        """Run a records write, retried with back-off; False (logged) when it never went in."""
+        for attempt, pause in enumerate((*RECORD_RETRIES, None), start=1):
+            try:
+                await write()
+                return True
+            except Exception as exc:  # noqa: BLE001 - any storage failure is retried, then logged
+                if pause is None:
+                    log.error(
+                        "%s records not written after %d attempts: %s",
+                        label,
+                        attempt,
+                        type(exc).__name__,
+                    )
+                    return False
+                log.warning("%s records write failed (%s), retrying", label, type(exc).__name__)
+                await asyncio.sleep(pause)
+        return False
+
+    @staticmethod
+    def _config(thread_id: str) -> dict[str, Any]:
+        return {"configurable": {"thread_id": thread_id}}
+
+    @staticmethod
+    def _replays(values: dict[str, Any] | None, inbound: Inbound) -> bool:
+        """Whether `inbound` is the input the thread consumed last, delivered again."""
+        return bool(values and inbound.input_id and values.get("last_input_id") == inbound.input_id)
+
+    async def _answer_finished(
+        self, session_id: str, values: dict[str, Any], inbound: Inbound, reply: Reply
+    ) -> None:
+        """A message to a finished intake: it is complete; but the very input that finished it,
+        delivered again after a crash, gets the summary that crash kept from being sent."""
+        reply.state, reply.progress = "COMPLETED", 100
+        if not self._replays(values, inbound):
+            if inbound.kind == "text" and not reply.alerts:
+                if await self._amend(session_id, values, inbound, reply):
+                    return
+                reply.add(self.knowledge.message("amend_nothing", reply.lang))
+                return
+            reply.add(self.knowledge.message("session_completed", reply.lang))
+            return
+        reply.messages += values.get("outbox", [])
+        turn = self._history_row(values.get("asking"), inbound, reply)
+        await self._write_records(session_id, values, "COMPLETED", turn)
+
+    async def _amend(
+        self, session_id: str, values: dict[str, Any], inbound: Inbound, reply: Reply
+    ) -> bool:
+        """A correction, addition or question after the summary; False when it was none."""
+        now = inbound.at.astimezone(self.settings.zone)
+        context = Context(
+            knowledge=self.knowledge, brain=self.brain, lang=reply.lang, now=now, kb=self.kb
+        )
+        amended = await self.spec.amend(context, values, inbound.text[:MAX_INPUT_CHARS])
+        if amended is None:
+            return False
+        updates, messages = amended
+        config = self._config(session_id)
+        # Written as the finishing node's output: the thread stays finished, with the change.
+        await self.graph.aupdate_state(
+            config, {**updates, "last_input_id": inbound.input_id}, as_node="COMPLETED"
+        )
+        reply.messages += messages
+        snapshot = await self.graph.aget_state(config)
+        turn = self._history_row(None, inbound, reply)
+        await self._write_records(session_id, snapshot.values, "COMPLETED", turn)
+        await self._prune_checkpoints(config)
+        if "summary" in updates:
+            log.info("chat=%s session=%s summary amended", chat_tag(inbound.chat_id), session_id)
+        else:  # a question back, answered or noted: the intake itself is done
+            reply.add(self.knowledge.message("session_completed", reply.lang))
+        return True
+
+    async def _is_replay(self, inbound: Inbound, view: repo.ChatView) -> bool:
+        """Whether the chat's latest intake consumed `inbound` already (a redelivery)."""
+        if not inbound.input_id:
+            return False
+        latest = view.latest
+        if latest is None:
+            return False
+        return self._replays((await self.graph.aget_state(self._config(latest.id))).values, inbound)
+
+    async def repair_finished(self) -> int:
+        """Write the records of every intake that finished in its checkpoint but not in them.
+
+        That happens when the last records write failed or the process died between the graph's
+        last step and the write. Run at start-up and before staff read the records; a chat's own
+        reads repair its intake too (`_current`).
+        """
+        repaired = 0
+        for session in await repo.list_sessions(engine=self.records, statuses=["open"]):
+            snapshot = await self.graph.aget_state({"configurable": {"thread_id": session.id}})
+            if self._waiting(snapshot)[0] == "COMPLETED":
+                await self._repair(session.id, snapshot.values)
+                repaired += 1
+        return repaired
+
+    async def _repair(self, session_id: str, values: dict[str, Any]) -> None:
+        """Write a finished intake's records (summary, status) from its last checkpoint."""
+        log.warning("session=%s finished but still open in the records; repairing", session_id)
+        await self._write_records(session_id, values, "COMPLETED", None)
+        await self._prune_checkpoints({"configurable": {"thread_id": session_id}})
+
+    async def _prune_checkpoints(self, config: dict[str, Any]) -> None:
+        """Keep only the last checkpoint of a finished thread (the legal state has no delta
+        channels: the last checkpoint holds every value)."""
+        await self.checkpoints.prune(config["configurable"]["thread_id"])
+
+    def _precheck(
+        self, inbound: Inbound, reply: Reply, node: str | None, asked: str | None
+    ) -> dict[str, Any] | None:
+        """Turn a message into graph input, or answer bad input here and return None."""
+        kn, lang = self.knowledge, reply.lang
+        base = {"id": inbound.input_id} if inbound.input_id else {}
+        if inbound.kind == "start":
+            return {**base, "kind": "start"}
+        if inbound.kind in ("unsupported", "edited"):
+            reply.add(
+                kn.message(
+                    "not_text" if inbound.kind == "unsupported" else "edit_not_applied", lang
+                )
+            )
+            return None
+        if inbound.kind == "file":
+            return {**base, "kind": "file", "file": inbound.file or {}}
+        if inbound.kind == "choice":
+            if node in ("FACT_COLLECTION", "RE_QUESTION") and not inbound.data.startswith(
+                f"a:{asked}:"
+            ):
+                reply.add(
+                    kn.message(
+                        "already_answered" if inbound.data.startswith("a:") else "stale_button",
+                        lang,
+                    )
+                )
+                return None
+            if node != "CONFIRM_CASE_TYPE" and not inbound.data.startswith("a:"):
+                reply.add(kn.message("stale_button", lang))
+                return None
+            return {**base, "kind": "choice", "data": inbound.data}
+        text = inbound.text.strip()
+        if not text:
+            reply.add(kn.message("empty", lang))
+            return None
+        if len(text) > MAX_INPUT_CHARS:
+            text = text[:MAX_INPUT_CHARS]
+            reply.add(kn.message("too_long", lang, limit=MAX_INPUT_CHARS))
+        written = detect_lang(text)
+        if written and written != lang and not is_meaningless(text) and len(text) > 3:
+            reply.add(kn.message("other_language_hint", lang))
+        return {**base, "kind": "text", "text": text}
+
+    @staticmethod
+    def _history_row(asked: str | None, inbound: Inbound, reply: Reply) -> dict[str, Any]:
+        """The question-answer row of a turn: the field asked, what was sent, what was replied."""
+        user_text = (
+            inbound.text
+            if inbound.kind == "text"
+            else inbound.data or (inbound.file or {}).get("kind", "")
+        )
+        return {
+            "field": asked,
+            "input_id": inbound.input_id,
+            "user_text": user_text[:MAX_INPUT_CHARS],
+            "bot_text": "\n\n".join(m["text"] for m in reply.messages),
+        }
+
+    async def _write_records(
+        self, session_id: str, values: dict[str, Any], node: str, turn: dict[str, Any] | None
+    ) -> None:
+        """Write a session's records whole from the graph state (repairs, replays, amendments);
+        retried, and on failure logged (the checkpoint holds it)."""
+        snapshot = self.spec.snapshot(self.knowledge, values, node)
+        if snapshot.get("summary"):
+            snapshot["summary"] = await self._with_alerts(session_id, snapshot["summary"])
+        written = await self._retrying(
+            lambda: repo.sync_case(
+                engine=self.records, session_id=session_id, snapshot=snapshot, turn=turn
+            ),
+            f"session={session_id}",
+        )
+        if written:
+            self._dirty.discard(session_id)
+        else:
+            self._dirty.add(session_id)
+
+    async def _with_alerts(self, session_id: str, summary: dict[str, Any]) -> dict[str, Any]:
+        """The staff summary with the session's safety alerts at its top."""
+        alerts = (await repo.alerts_for(engine=self.records, session_ids=[session_id])).get(
+            session_id, []
+        )
+        if not alerts:
+            return summary
+        lang = summary["structured"].get("language", self.settings.intake_default_lang)
+        zone = self.settings.zone
+        listed = ", ".join(
+            f"{a['code']} {datetime.fromisoformat(a['at']).replace(tzinfo=UTC).astimezone(zone):%m-%d %H:%M}"
+            for a in alerts
+        )
+        header = f"{self.knowledge.message('summary_risk', lang)}: {listed}"
+        return {
+            "text": f"{header}\n{summary['text']}",
+            "structured": {**summary["structured"], "alerts": alerts},
+        }

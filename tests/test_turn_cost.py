@@ -1,0 +1,92 @@
+"""A turn costs what it must: one read of the chat, one write transaction with what changed."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import event
+
+from bot.engine import Engine, Inbound
+from db import repo
+
+NOW = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)
+CHAT = 4242
+
+
+def said(value: str, minutes: int) -> Inbound:
+    return Inbound(
+        chat_id=CHAT,
+        kind="text",
+        text=value,
+        user_id=CHAT,
+        input_id=str(100 + minutes),
+        at=NOW + timedelta(minutes=minutes),
+    )
+
+
+class Statements:
+    """Every SQL statement and commit the records engine sends, by kind."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.sql: list[str] = []
+        self.commits = 0
+        sync = engine.records.sync_engine
+        event.listen(sync, "before_cursor_execute", self._statement)
+        event.listen(sync, "commit", self._commit)
+
+    def _statement(self, _conn, _cursor, statement, *_args) -> None:
+        self.sql.append(statement.split(None, 1)[0].upper())
+
+    def _commit(self, _conn) -> None:
+        self.commits += 1
+
+    def reset(self) -> None:
+        self.sql, self.commits = [], 0
+
+
+async def test_an_answer_is_one_read_and_one_write_of_what_changed(engine: Engine) -> None:
+    await engine.handle(said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요", 0))
+    seen = Statements(engine)
+    reply = await engine.handle(said("올해 6월", 1))
+    assert reply.field == "evidence"
+    reads = [s for s in seen.sql if s == "SELECT"]
+    writes = [s for s in seen.sql if s in ("INSERT", "UPDATE", "DELETE")]
+    assert len(reads) == 1  # the chat view
+    assert seen.commits == 1  # one write transaction
+    # The session row, the changed fact, the missing list, the offer, the question-answer row:
+    # no rewrite of facts that did not change, no second look at the session.
+    assert 0 < len(writes) <= 7, seen.sql
+    facts = await repo.case_record(
+        engine=engine.records,
+        session=(await repo.chat_view(engine=engine.records, chat_id=CHAT)).open,
+    )
+    assert facts["facts"]["repayment_date"] == "2026-06"
+    assert facts["facts"]["amount"] == 3_000_000
+
+
+def test_case_changes_carry_only_what_changed() -> None:
+    before = {
+        "state": "FACT_COLLECTION",
+        "status": "open",
+        "completion_rate": 0.5,
+        "facts": {"amount": 3_000_000, "counterparty": "김철수"},
+        "unknown": [],
+        "missing": ["repayment_date", "evidence"],
+        "description": "돈을 빌려줬어요",
+        "case_type": "CIVIL",
+        "sub_type": "LOAN",
+    }
+    after = {
+        **before,
+        "completion_rate": 0.75,
+        "facts": {"amount": 3_500_000, "repayment_date": "2026-06"},
+        "missing": ["evidence"],
+    }
+    changes = repo.case_changes("s1", before, after, "FACT_COLLECTION")
+    assert {row["key"] for row in changes.facts} == {"amount", "repayment_date"}
+    assert changes.dropped_facts == ["counterparty"]
+    assert changes.missing == [{"session_id": "s1", "key": "evidence", "reason": "not_answered"}]
+    assert changes.master is None and changes.summary is None
+    assert changes.transition_from is None and changes.finished is None
+    moved = repo.case_changes("s1", before, {**after, "state": "RE_QUESTION"}, "FACT_COLLECTION")
+    assert moved.transition_from == "FACT_COLLECTION"
