@@ -58,7 +58,7 @@ async def _run(settings: Settings, webhook: bool) -> None:
 
 async def _migrate(settings: Settings) -> int:
     """`intake-bot migrate`: bring the records database to the newest schema."""
-    from db.engine import create_records_engine
+    from db.engine import create_records_engine, dispose_records_engine
     from db.migrate import current, head
 
     engine = await create_records_engine(  # opening applies what is pending
@@ -68,7 +68,7 @@ async def _migrate(settings: Settings) -> int:
         async with engine.connect() as conn:
             now = await conn.run_sync(current)
     finally:
-        await engine.dispose()
+        await dispose_records_engine(engine)
     print(f"records database at migration {now} (newest {head()})")
     return 0
 

@@ -28,7 +28,12 @@ from bot.messages import (
 from bot.staff import StaffViews
 from bot.turn import HANDLING, Handling, TurnSteps
 from db import repo
-from db.engine import Checkpoints, create_records_engine, open_checkpoints
+from db.engine import (
+    Checkpoints,
+    create_records_engine,
+    dispose_records_engine,
+    open_checkpoints,
+)
 from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.rules_brain import RulesBrain
@@ -120,7 +125,7 @@ class Engine(TurnSteps, Commands, StaffViews):
     async def close(self) -> None:
         """Close both databases."""
         await self.checkpoints.close()
-        await self.records.dispose()
+        await dispose_records_engine(self.records)
 
     # --- entry point -------------------------------------------------------------------------
 

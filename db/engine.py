@@ -22,14 +22,16 @@ from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
-from sqlalchemy import event
+from sqlalchemy import create_engine, event
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from db import repo
 from db.migrate import migrate
 
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
+_PLAIN: dict[AsyncEngine, Any] = {}  # SQLite records engine -> its plain sqlite3 twin
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 CHECKPOINT_SETUP_LOCK = 0x1A7A_0000_0001  # advisory lock key while the saver sets up its tables
 WAL_TRUNCATE_TRIES = (0.05, 0.1, 0.2, 0.5)  # pauses while a reader keeps the log busy
@@ -90,8 +92,20 @@ async def create_records_engine(
         data_dir.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(f"sqlite+aiosqlite:///{records_path(data_dir)}")
         event.listen(engine.sync_engine, "connect", _set_pragmas)
+        plain = create_engine(f"sqlite:///{records_path(data_dir)}")
+        event.listen(plain, "connect", _set_pragmas)
+        repo.attach_sync_engine(engine, plain)
+        _PLAIN[engine] = plain
     await migrate(engine)
     return engine
+
+
+async def dispose_records_engine(engine: AsyncEngine) -> None:
+    """Close a records engine (and its plain SQLite twin)."""
+    plain = _PLAIN.pop(engine, None)
+    if plain is not None:
+        plain.dispose()
+    await engine.dispose()
 
 
 @dataclass

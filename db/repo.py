@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import BigInteger, delete, func, literal, update
+from sqlalchemy import BigInteger, Engine, delete, func, literal, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import col, select
@@ -59,6 +59,23 @@ def _insert(engine: AsyncEngine, table: Any) -> Any:
 
 
 _WRITE_LOCKS: weakref.WeakKeyDictionary[AsyncEngine, asyncio.Lock] = weakref.WeakKeyDictionary()
+# SQLite only: a plain (sqlite3) engine on the same file, for the turn's read and write in one
+# worker-thread call each (see `attach_sync_engine`).
+_SYNC_ENGINES: weakref.WeakKeyDictionary[AsyncEngine, Engine] = weakref.WeakKeyDictionary()
+
+
+def attach_sync_engine(engine: AsyncEngine, sync: Engine) -> None:
+    """Give a SQLite records engine its plain twin for the hot path (db/engine.py does)."""
+    _SYNC_ENGINES[engine] = sync
+
+
+def plain_engine(engine: AsyncEngine) -> Engine | None:
+    """The plain sqlite3 twin of a SQLite records engine (None for PostgreSQL)."""
+    return _SYNC_ENGINES.get(engine)
+
+
+def _write_lock(engine: AsyncEngine) -> asyncio.Lock:
+    return _WRITE_LOCKS.setdefault(engine, asyncio.Lock())
 
 
 @asynccontextmanager
@@ -73,8 +90,7 @@ async def _writing(engine: AsyncEngine) -> AsyncIterator[AsyncSession]:
         async with AsyncSession(engine) as db:
             yield db
         return
-    lock = _WRITE_LOCKS.setdefault(engine, asyncio.Lock())
-    async with lock, AsyncSession(engine) as db:
+    async with _write_lock(engine), AsyncSession(engine) as db:
         yield db
 
 
@@ -652,8 +668,17 @@ async def chat_view(*, engine: AsyncEngine, chat_id: int) -> ChatView:
         .outerjoin(ChatOffer, ChatOffer.chat_id == anchor.c.chat_id)
         .outerjoin(ChatSession, ChatSession.id == latest)
     )
-    async with engine.connect() as conn:
-        row = (await conn.execute(stmt)).one()
+    sync = _SYNC_ENGINES.get(engine)
+    if sync is not None:  # one worker-thread call
+
+        def read() -> Any:
+            with sync.connect() as conn:
+                return conn.execute(stmt).one()
+
+        row = await asyncio.to_thread(read)
+    else:
+        async with engine.connect() as conn:
+            row = (await conn.execute(stmt)).one()
     lang, offer_user, offer_json, *session = row
     fields = dict(zip((c.name for c in _SESSION_COLUMNS), session, strict=True))
     return ChatView(
@@ -778,25 +803,47 @@ async def write_turn(
     party, new evidence, the summary, and the question-answer row (`turn`, written once per
     input id)."""
     now = utcnow()
-    async with _writing(engine) as db:
-        if lang is not None:
-            stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, lang=lang)
-            await db.exec(
-                stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"lang": lang})
-            )
-        if offer is not None:
-            values = {"user_id": offer[0], "choices_json": _dumps(offer[1]), "offered_at": now}
-            stmt = _insert(engine, ChatOffer).values(chat_id=chat_id, **values)
-            await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_=values))
-        if case is not None:
-            await _write_case(engine, db, case, now)
-        if turn is not None and case is not None:
-            stmt = _insert(engine, ChatTurn).values(session_id=case.session_id, at=now, **turn)
-            await db.exec(stmt.on_conflict_do_nothing(index_elements=["session_id", "input_id"]))
-        await db.commit()
+    statements: list[Any] = []
+    add = statements.append
+    if lang is not None:
+        stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, lang=lang)
+        add(stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"lang": lang}))
+    if offer is not None:
+        values = {"user_id": offer[0], "choices_json": _dumps(offer[1]), "offered_at": now}
+        stmt = _insert(engine, ChatOffer).values(chat_id=chat_id, **values)
+        add(stmt.on_conflict_do_update(index_elements=["chat_id"], set_=values))
+    if case is not None:
+        _case_statements(engine, case, now, add)
+    if turn is not None and case is not None:
+        stmt = _insert(engine, ChatTurn).values(session_id=case.session_id, at=now, **turn)
+        add(stmt.on_conflict_do_nothing(index_elements=["session_id", "input_id"]))
+    await _execute_in_one_transaction(engine, statements)
 
 
-async def _write_case(engine: AsyncEngine, db: AsyncSession, case: CaseChanges, now: datetime):
+async def _execute_in_one_transaction(engine: AsyncEngine, statements: list[Any]) -> None:
+    """Run statements in one transaction. With SQLite, in one call to a worker thread on a
+    plain sqlite3 connection (each statement through aiosqlite would be a thread hop of its
+    own); with PostgreSQL, on the async connection."""
+    if not statements:
+        return
+    sync = _SYNC_ENGINES.get(engine)
+    if sync is None:
+        async with engine.begin() as conn:
+            for stmt in statements:
+                await conn.execute(stmt)
+        return
+
+    def run() -> None:
+        with sync.begin() as conn:
+            for stmt in statements:
+                conn.execute(stmt)
+
+    async with _write_lock(engine):
+        await asyncio.to_thread(run)
+
+
+def _case_statements(engine: AsyncEngine, case: CaseChanges, now: datetime, add: Any) -> None:
+    """The statements that write a turn's CaseChanges (see `write_turn`)."""
     sid = case.session_id
     values: dict[str, Any] = {
         "current_state": case.state,
@@ -805,20 +852,20 @@ async def _write_case(engine: AsyncEngine, db: AsyncSession, case: CaseChanges, 
     }
     session_row = update(ChatSession).where(col(ChatSession.id) == sid)
     if case.finished:  # closed once: a finished session's status is never rewritten
-        await db.exec(
+        add(
             session_row.where(col(ChatSession.status) == "open").values(
                 status=case.finished, ended_at=now
             )
         )
-    await db.exec(session_row.values(**values))
+    add(session_row.values(**values))
     if case.transition_from is not None:
-        await db.exec(
+        add(
             _insert(engine, StateTransition).values(
                 session_id=sid, from_state=case.transition_from, to_state=case.state, at=now
             )
         )
     if case.master is not None:
-        await db.exec(
+        add(
             update(CaseMaster)
             .where(col(CaseMaster.session_id) == sid)
             .values(**case.master, updated_at=now)
@@ -826,7 +873,7 @@ async def _write_case(engine: AsyncEngine, db: AsyncSession, case: CaseChanges, 
     if case.facts:
         stmt = _insert(engine, CaseFact).values([{**row, "updated_at": now} for row in case.facts])
         excluded = stmt.excluded
-        await db.exec(
+        add(
             stmt.on_conflict_do_update(
                 index_elements=["session_id", "key"],
                 set_={
@@ -843,27 +890,25 @@ async def _write_case(engine: AsyncEngine, db: AsyncSession, case: CaseChanges, 
             )
         )
     if case.dropped_facts:
-        await db.exec(
+        add(
             delete(CaseFact).where(
                 col(CaseFact.session_id) == sid, col(CaseFact.key).in_(case.dropped_facts)
             )
         )
     if case.missing is not None:
-        await db.exec(delete(CaseMissingField).where(col(CaseMissingField.session_id) == sid))
+        add(delete(CaseMissingField).where(col(CaseMissingField.session_id) == sid))
         if case.missing:
-            await db.exec(_insert(engine, CaseMissingField).values(case.missing))
+            add(_insert(engine, CaseMissingField).values(case.missing))
     if case.party is not None:
         stmt = _insert(engine, CaseParty).values(session_id=sid, role="counterparty", **case.party)
-        await db.exec(
-            stmt.on_conflict_do_update(index_elements=["session_id", "role"], set_=case.party)
-        )
+        add(stmt.on_conflict_do_update(index_elements=["session_id", "role"], set_=case.party))
     if case.evidence:
         stmt = _insert(engine, CaseEvidence).values(case.evidence)
-        await db.exec(stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"]))
+        add(stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"]))
     if case.summary is not None:
         values = {
             "summary_text": case.summary["text"],
             "structured_json": _dumps(case.summary["structured"]),
         }
         stmt = _insert(engine, CaseSummary).values(session_id=sid, created_at=now, **values)
-        await db.exec(stmt.on_conflict_do_update(index_elements=["session_id"], set_=values))
+        add(stmt.on_conflict_do_update(index_elements=["session_id"], set_=values))

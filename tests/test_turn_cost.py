@@ -30,9 +30,11 @@ class Statements:
     def __init__(self, engine: Engine) -> None:
         self.sql: list[str] = []
         self.commits = 0
-        sync = engine.records.sync_engine
-        event.listen(sync, "before_cursor_execute", self._statement)
-        event.listen(sync, "commit", self._commit)
+        # The async engine, and for SQLite its plain twin that runs the turn's read and write.
+        for sync in (engine.records.sync_engine, repo.plain_engine(engine.records)):
+            if sync is not None:
+                event.listen(sync, "before_cursor_execute", self._statement)
+                event.listen(sync, "commit", self._commit)
 
     def _statement(self, _conn, _cursor, statement, *_args) -> None:
         self.sql.append(statement.split(None, 1)[0].upper())
