@@ -80,6 +80,18 @@ class TurnSteps:
         config = self._config(session.id)
         snapshot = await self.graph.aget_state(config)
         node, asked = self._waiting(snapshot)
+        if node is None and snapshot.next and snapshot.values:
+            # Killed after a step's checkpoint and before its question (the interrupt) was
+            # stored: run the pending step, which asks it again, before anything else.
+            log.warning("session=%s resumed a step cut short by a crash", session.id)
+            await self.graph.ainvoke(
+                None,
+                config,
+                context=self._context(inbound, lang),
+                durability=self.settings.intake_durability,
+            )
+            snapshot = await self.graph.aget_state(config)
+            node, asked = self._waiting(snapshot)
         if node == "COMPLETED":
             # Finished while the records did not follow (see repair_finished); never feed a
             # finished thread, which would start the intake over on top of its facts.
@@ -106,10 +118,7 @@ class TurnSteps:
         if user_input is None:
             self._prompt(snapshot.values or {}, node or "INIT", asked, reply)
             return
-        # Relative dates (어제, 지난달, 6/1) are read on the person's calendar, not UTC's:
-        # 05:00 in Seoul is still "yesterday" in UTC.
-        now = inbound.at.astimezone(self.settings.zone)
-        context = Context(knowledge=kn, brain=self.brain, lang=lang, now=now, kb=self.kb)
+        context = self._context(inbound, lang)
         payload: Any
         if snapshot.next:
             payload = Command(resume=user_input)
@@ -146,6 +155,12 @@ class TurnSteps:
                 await self._prune_checkpoints(config)
             else:  # once the records that say so are written
                 handling.after.append(lambda: self._prune_checkpoints(config))
+
+    def _context(self, inbound: Inbound, lang: str) -> Context:
+        """The graph's run context. Relative dates (어제, 지난달, 6/1) are read on the person's
+        calendar, not UTC's: 05:00 in Seoul is still "yesterday" in UTC."""
+        now = inbound.at.astimezone(self.settings.zone)
+        return Context(knowledge=self.knowledge, brain=self.brain, lang=lang, now=now, kb=self.kb)
 
     async def _stage(
         self,

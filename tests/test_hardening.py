@@ -441,3 +441,29 @@ async def test_an_update_with_a_lone_surrogate_is_stored_and_read_back_as_sent(
     assert json.loads(pending.payload_json) == payload
     [failed] = await repo.inbox_failed(engine=engine.records)
     assert (failed.update_id, failed.failure) == (6, "unreadable: KeyError")
+
+
+async def test_a_step_cut_short_between_its_checkpoint_and_its_question_is_finished(
+    engine: Engine,
+) -> None:
+    """A kill can land after a step's checkpoint and before its interrupt (the question) is
+    stored: the redelivered input finds the step pending with no question; the step is run
+    again, the question asked, and the records written with a state."""
+    await engine.handle(text(LOAN, input_id="199"))
+    asked = await engine.handle(text("올해 6월", input_id="200", minutes=1))
+    assert asked.field == "evidence"
+    session = await session_of(engine)
+    conn = engine.checkpointer.conn
+    await conn.execute(
+        "DELETE FROM writes WHERE thread_id = ? AND channel = '__interrupt__'", (session.id,)
+    )
+    await conn.commit()
+    state = await engine.graph.aget_state({"configurable": {"thread_id": session.id}})
+    assert state.next and not any(t.interrupts for t in state.tasks)  # as a kill leaves it
+
+    again = await engine.handle(text("올해 6월", input_id="200", minutes=2))
+    assert again.field == "evidence" and again.messages
+    session = await session_of(engine)
+    assert session.current_state == "FACT_COLLECTION"
+    record = await repo.case_record(engine=engine.records, session=session)
+    assert record["facts"]["repayment_date"] == "2026-06"
