@@ -286,10 +286,25 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--durability", choices=["exit", "async", "sync"], default="exit")
     parser.add_argument("--postgres", action="store_true", help="also on a temporary PostgreSQL")
+    parser.add_argument(
+        "--postgres-admin-url",
+        help="also on this server instead: fresh databases are made through this URL",
+    )
     args = parser.parse_args()
     for chats, turns in ((1, 60), (args.chats, args.turns)):
         await measure(chats, turns, args.durability, None)
-    if args.postgres:
+    if args.postgres_admin_url:
+        import uuid
+
+        import psycopg
+
+        base = args.postgres_admin_url.rsplit("/", 1)[0]
+        for chats, turns in ((1, 60), (args.chats, args.turns)):
+            name = f"bench_{uuid.uuid4().hex[:8]}"
+            with psycopg.connect(args.postgres_admin_url, autocommit=True) as conn:
+                conn.execute(f"CREATE DATABASE {name}")
+            await measure(chats, turns, args.durability, f"{base}/{name}")
+    elif args.postgres:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests/
         from tests.postgres import PostgresServer
 

@@ -166,7 +166,15 @@ async def open_checkpoints(data_dir: Path, url: str | None = None) -> Checkpoint
     await pool.open(wait=True)
     saver = AsyncPostgresSaver(pool)
     async with pool.connection() as conn:  # one process at a time creates the tables
-        await conn.execute("SELECT pg_advisory_lock(%s)", (CHECKPOINT_SETUP_LOCK,))
+        # Polled, not waited for: a session waiting inside a statement would hold a snapshot,
+        # and the saver's CREATE INDEX CONCURRENTLY in the process holding the lock waits for
+        # every such snapshot to go, which would never happen.
+        while not (
+            await (
+                await conn.execute("SELECT pg_try_advisory_lock(%s)", (CHECKPOINT_SETUP_LOCK,))
+            ).fetchone()
+        )["pg_try_advisory_lock"]:
+            await asyncio.sleep(0.1)
         try:
             await saver.setup()
         finally:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -61,3 +63,24 @@ async def engine(
     engine = await Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb)
     yield engine
     await engine.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """One real PostgreSQL server for the session (tests/postgres.py). Without PostgreSQL the
+    tests that need it are skipped locally, with the reason, and fail in CI (CI=true)."""
+    from tests.postgres import PostgresServer, unavailable_reason
+
+    reason = unavailable_reason()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs PostgreSQL: {reason}")
+        pytest.skip(reason)
+    with PostgresServer() as server:
+        yield server
+
+
+@pytest.fixture
+def postgres_url(postgres_server) -> str:
+    """A fresh database of the session's server, per test."""
+    return postgres_server.create_database(f"t_{uuid.uuid4().hex[:12]}")

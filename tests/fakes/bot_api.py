@@ -329,6 +329,7 @@ class FakeBotApi:
         self.deleted: list[tuple[int, int]] = []  # (chat_id, message_id) removed by deleteMessage
         self.confirmed_up_to = 0  # highest update_id confirmed by a getUpdates offset
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        self.webhook: dict[str, Any] | None = None  # url and secret_token set by setWebhook
         self._updates: list[dict[str, Any]] = []  # pending, sorted by update_id
         self._last_update_id = 10_000
         self._chats: dict[int, dict[str, Any]] = {}
@@ -499,14 +500,27 @@ class FakeBotApi:
     def _delete_webhook(self, params: dict[str, Any]) -> bool:
         if params.get("drop_pending_updates") and self._updates:
             self._confirm(self._updates[-1]["update_id"] + 1)
+        self.webhook = None
         return True
 
     def _set_webhook(self, params: dict[str, Any]) -> bool:
-        raise BotApiError("Bad Request: the fake Bot API serves getUpdates only")
+        """Record the webhook as the real API validates it (HTTPS URL, secret_token's
+        alphabet). Updates are not delivered by the fake: tests POST them to the bot
+        themselves, as Telegram would."""
+        url = str(params.get("url") or "")
+        if not url:
+            return self._delete_webhook(params)
+        if not url.startswith("https://"):
+            raise BotApiError("Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
+        secret = params.get("secret_token")
+        if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", str(secret)):
+            raise BotApiError("Bad Request: secret token contains unallowed characters")
+        self.webhook = {"url": url, "secret_token": secret}
+        return True
 
     def _get_webhook_info(self, params: dict[str, Any]) -> dict[str, Any]:
         return {
-            "url": "",
+            "url": (self.webhook or {}).get("url", ""),
             "has_custom_certificate": False,
             "pending_update_count": self.pending_updates,
         }
@@ -855,6 +869,12 @@ class FakeBotApi:
         self._updates.sort(key=lambda u: u["update_id"])
         self._wake_pollers()
         return update_id
+
+    def known(self, update: dict[str, Any]) -> dict[str, Any]:
+        """An update the test delivers itself (a webhook POST): its chat and user become known
+        to the fake, as if Telegram had sent it, so the bot can answer there."""
+        self._remember(copy.deepcopy(update))
+        return update
 
     def push_text(
         self,
