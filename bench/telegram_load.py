@@ -7,7 +7,7 @@ Both bots run as processes polling the fake Telegram Bot API (`tests.fakes.bot_a
 127.0.0.1 in this script's event loop, one after the other in the same run: first a bare
 python-telegram-bot echo bot (its default settings: one update at a time), then `intake-bot run`
 (offline rules brain, SQLite under a temporary INTAKE_DATA_DIR). `--chats` simulated people
-write at once: each sends a message, waits for the bot's first reply message, thinks 1-3 s
+write at once: each starts within the first 3 s, sends a message, waits for the bot's first reply message, thinks 1-3 s
 (seeded) and writes again, `--turns` times; in about one turn of ten a person sends two
 messages back to back (a correction). The intake bot gets the legal descriptions and answers
 of bench/engine_throughput.py; the echo bot numbered texts.
@@ -129,6 +129,7 @@ async def person(
     kind: str, fake: LoadApi, chat: int, turns: int, rng: random.Random, out: dict[str, Any]
 ) -> None:
     lines = script(chat, turns) if kind == "intake" else [f"m{chat}-{i}" for i in range(turns)]
+    await asyncio.sleep(rng.uniform(0, THINK[1]))  # people do not all start at the same instant
     i = 0
     while i < len(lines):
         burst = i + 1 < len(lines) and rng.random() < BURST_SHARE
