@@ -1,7 +1,7 @@
 """Benchmark: reply latency under load, the real bot process next to a bare PTB echo bot.
 
     .venv/bin/python bench/telegram_load.py [--chats 50] [--turns 8] [--seed 1]
-        [--only intake|echo] [--json] [--code ../before]
+        [--only intake|echo] [--json] [--code ../before] [--webhook-processes 2]
 
 Both bots run as processes polling the fake Telegram Bot API (`tests.fakes.bot_api`) served on
 127.0.0.1 in this script's event loop, one after the other in the same run: first a bare
@@ -16,8 +16,10 @@ Printed per bot: messages offered per second, p50/p95/p99 latency from a message
 the fake server to the bot's first reply message in that chat, errors (no reply in 30 s, or
 an error status the fake returned to the bot), replies out of order (echo: echoed texts out of
 sending order; intake: a chat whose question-answer rows in records.db are not in the order of
-the updates' ids), and the intake bot's p95 over the echo bot's. It measures; nothing is
-asserted.
+the updates' ids), and the intake bot's p95 over the echo bot's. `--webhook-processes N` adds
+N `intake-bot run --webhook` processes on one temporary PostgreSQL database (tests/postgres.py),
+this script posting each update to them in turn as a load balancer in front of them would (the
+latency then runs from the POST). It measures; nothing is asserted.
 """
 
 from __future__ import annotations
@@ -70,11 +72,23 @@ app.run_polling(poll_interval=0.0, timeout=10)
 
 
 class LoadApi(FakeBotApi):
-    """The fake, noting when each update became available and when each chat got a message."""
+    """The fake, noting when each chat got a message; in webhook mode a pushed update is handed
+    to the person's coroutine to POST, not queued for getUpdates."""
 
     def __init__(self) -> None:
         super().__init__()
         self.sent_at: dict[int, list[float]] = {}
+        self.webhook_mode = False
+        self.outbox: list[dict[str, Any]] = []
+
+    def push_update(self, update: dict[str, Any]) -> int:
+        if not self.webhook_mode:
+            return super().push_update(update)
+        update = dict(update, update_id=update.get("update_id") or self._last_update_id + 1)
+        self._last_update_id = max(self._last_update_id, update["update_id"])
+        self.known(update)
+        self.outbox.append(update)
+        return update["update_id"]
 
     def _store_bot_message(self, chat: dict[str, Any], *args: Any) -> dict[str, Any]:
         self.sent_at.setdefault(chat["id"], []).append(time.perf_counter())
@@ -125,8 +139,34 @@ async def stop_bot(proc: subprocess.Popen) -> None:
         proc.kill()
 
 
+class Balancer:
+    """Stands for Telegram posting to one URL behind a load balancer: round robin over ports."""
+
+    def __init__(self, ports: list[int], secret: str) -> None:
+        import httpx
+
+        self.urls = [f"http://127.0.0.1:{port}/telegram" for port in ports]
+        self.secret = secret
+        self.client = httpx.AsyncClient(timeout=REPLY_TIMEOUT, trust_env=False)
+        self.next = 0
+        self.failed = 0
+
+    async def post(self, update: dict[str, Any]) -> None:
+        url = self.urls[self.next % len(self.urls)]
+        self.next += 1
+        headers = {"X-Telegram-Bot-Api-Secret-Token": self.secret}
+        response = await self.client.post(url, json=update, headers=headers)
+        self.failed += response.status_code != 200
+
+
 async def person(
-    kind: str, fake: LoadApi, chat: int, turns: int, rng: random.Random, out: dict[str, Any]
+    kind: str,
+    fake: LoadApi,
+    chat: int,
+    turns: int,
+    rng: random.Random,
+    out: dict[str, Any],
+    balancer: Balancer | None = None,
 ) -> None:
     lines = script(chat, turns) if kind == "intake" else [f"m{chat}-{i}" for i in range(turns)]
     await asyncio.sleep(rng.uniform(0, THINK[1]))  # people do not all start at the same instant
@@ -137,7 +177,11 @@ async def person(
         before = len(fake.sent_at.get(chat, []))
         pushed = time.perf_counter()
         for line in sending:
-            fake.push_text(chat, line, user_id=chat)
+            update_id = fake.push_text(chat, line, user_id=chat)
+            if balancer is not None:
+                update = next(u for u in fake.outbox if u["update_id"] == update_id)
+                fake.outbox.remove(update)
+                await balancer.post(update)
         out["offered"] += len(sending)
         deadline = pushed + REPLY_TIMEOUT
         while len(fake.sent_at.get(chat, [])) <= before and time.perf_counter() < deadline:
@@ -200,6 +244,91 @@ async def run(
     return out
 
 
+async def run_webhook(processes: int, chats: int, turns: int, seed: int) -> dict[str, Any]:
+    """`processes` x `intake-bot run --webhook` on one temporary PostgreSQL database."""
+    import socket
+
+    import psycopg
+
+    from tests.postgres import PostgresServer
+
+    out: dict[str, Any] = {"offered": 0, "latencies": [], "errors": 0}
+    secret = "load-bench"
+    with tempfile.TemporaryDirectory() as tmp, PostgresServer() as server:
+        url = server.create_database("load")
+        async with LoadApi() as fake:
+            fake.webhook_mode = True
+            ports, procs = [], []
+            for n in range(processes):
+                with socket.socket() as sock:
+                    sock.bind(("127.0.0.1", 0))
+                    ports.append(sock.getsockname()[1])
+                data_dir = Path(tmp) / f"p{n}" / "data"
+                data_dir.mkdir(parents=True)
+                env = environment(
+                    {
+                        "INTAKE_DATA_DIR": str(data_dir),
+                        "INTAKE_DATABASE_URL": url,
+                        "TELEGRAM_BOT_TOKEN": fake.token,
+                        "TELEGRAM_API_URL": f"{fake.url}/bot",
+                        "INTAKE_LOG_LEVEL": "WARNING",
+                        "INTAKE_WEBHOOK_URL": "https://bot.example.org/telegram",
+                        "INTAKE_WEBHOOK_PORT": str(ports[-1]),
+                        "INTAKE_WEBHOOK_SECRET": secret,
+                    }
+                )
+                log = (data_dir.parent / "bot.log").open("ab")
+                command = [str(Path(sys.executable).parent / "intake-bot"), "run", "--webhook"]
+                procs.append(
+                    subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
+                )
+            balancer = Balancer(ports, secret)
+            for port in ports:  # each process listens once its engine is open
+                for _ in range(1800):
+                    try:
+                        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                            break
+                    except OSError:
+                        await asyncio.sleep(0.1)
+            warm = FIRST_CHAT - 1
+            for n in range(processes):  # warm each process up
+                update_id = fake.push_text(warm - n, "안녕하세요", user_id=warm - n)
+                update = next(u for u in fake.outbox if u["update_id"] == update_id)
+                fake.outbox.remove(update)
+                balancer.next = n
+                await balancer.post(update)
+            await fake.wait_for(
+                lambda: all(fake.sent_at.get(warm - n) for n in range(processes)),
+                60,
+                what="warm-up",
+            )
+            rng = random.Random(seed)
+            ids = [FIRST_CHAT + c for c in range(chats)]
+            started = time.perf_counter()
+            await asyncio.gather(
+                *(
+                    person("intake", fake, chat, turns, random.Random(rng.random()), out, balancer)
+                    for chat in ids
+                )
+            )
+            out["elapsed"] = time.perf_counter() - started
+            await asyncio.sleep(0.5)
+            out["fake_errors"] = len(fake.errors) + balancer.failed
+            await balancer.client.aclose()
+            for proc in procs:
+                await stop_bot(proc)
+        with psycopg.connect(url) as conn:
+            rows = conn.execute(
+                "select s.chat_id, t.input_id from chatturn t join chatsession s"
+                " on s.id = t.session_id where t.input_id is not null order by t.id"
+            ).fetchall()
+    seen: dict[int, list[int]] = {}
+    for chat, input_id in rows:
+        seen.setdefault(chat, []).append(int(input_id))
+    out["out_of_order"] = sum(ids != sorted(ids) for ids in seen.values())
+    return out
+
+
 def summary(kind: str, chats: int, r: dict[str, Any]) -> dict[str, Any]:
     lat = [1000 * x for x in r["latencies"]]
     return {
@@ -225,12 +354,21 @@ async def main() -> None:
     parser.add_argument(
         "--code", type=Path, help="also the intake bot of another checkout (e.g. ../before)"
     )
+    parser.add_argument(
+        "--webhook-processes",
+        type=int,
+        default=0,
+        help="also N `run --webhook` processes on one temporary PostgreSQL database",
+    )
     args = parser.parse_args()
     kinds = [args.only] if args.only else ["echo", "intake"]
     rows = [summary(k, args.chats, await run(k, args.chats, args.turns, args.seed)) for k in kinds]
     if args.code is not None:
         other = await run("intake", args.chats, args.turns, args.seed, args.code.resolve())
         rows.append(summary(f"intake@{args.code.name}", args.chats, other))
+    if args.webhook_processes:
+        hooked = await run_webhook(args.webhook_processes, args.chats, args.turns, args.seed)
+        rows.append(summary(f"intake {args.webhook_processes}x webhook+pg", args.chats, hooked))
     if args.json:
         print(json.dumps(rows, indent=2))
         return
