@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
 import pytest
+from aiohttp import web
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Sticker, Update
 from telegram.constants import ChatAction
-from telegram.error import BadRequest, NetworkError
+from telegram.error import BadRequest, Conflict, NetworkError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -307,3 +309,170 @@ async def test_requests_beyond_loopback_fail_loudly():
 
     assert request.refused == ["https://api.telegram.org/bot123456:TEST/getMe"]
     await bot.shutdown()
+
+
+# --- webhook delivery ----------------------------------------------------------------------
+
+
+class WebhookReceiver:
+    """A bot's webhook endpoint on 127.0.0.1: records every POST as it arrives and answers
+    ``statuses`` in turn (then 200), each after ``delay`` seconds."""
+
+    def __init__(self, statuses: tuple[int, ...] = (), delay: float = 0.0) -> None:
+        self.statuses = list(statuses)
+        self.delay = delay
+        self.received: list[dict] = []  # headers, update, status
+        self.in_flight = 0
+        self.peak = 0
+        self.url = ""
+        self._runner: web.AppRunner | None = None
+
+    async def _receive(self, request: web.Request) -> web.Response:
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            update = await request.json()
+            status = self.statuses.pop(0) if self.statuses else 200
+            self.received.append({"headers": request.headers, "update": update, "status": status})
+            await asyncio.sleep(self.delay)
+            return web.Response(status=status)
+        finally:
+            self.in_flight -= 1
+
+    def ids(self, status: int | None = None) -> list[int]:
+        return [
+            r["update"]["update_id"]
+            for r in self.received
+            if status is None or r["status"] == status
+        ]
+
+    async def __aenter__(self) -> WebhookReceiver:
+        app = web.Application()
+        app.router.add_post("/hook", self._receive)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, "127.0.0.1", 0).start()
+        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}/hook"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._runner is not None
+        await self._runner.cleanup()
+
+
+def closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{sock.getsockname()[1]}/hook"
+
+
+async def test_webhook_posts_pending_and_new_updates_with_the_secret(fake: FakeBotApi, bot: Bot):
+    before = fake.push_text(CHAT_ID, "웹훅 전에 온 메시지")
+    async with WebhookReceiver() as receiver:
+        assert await bot.set_webhook(receiver.url, secret_token="s3cret_token-1")
+        after = fake.push_text(CHAT_ID, "웹훅 뒤에 온 메시지")
+
+        await fake.wait_for(lambda: receiver.ids(200) == [before, after], what="both POSTs")
+        await fake.wait_for(lambda: fake.pending_updates == 0, what="confirmation")
+
+        first = receiver.received[0]
+        assert first["headers"]["X-Telegram-Bot-Api-Secret-Token"] == "s3cret_token-1"
+        assert first["headers"]["Content-Type"] == "application/json"
+        assert Update.de_json(first["update"], bot).message.text == "웹훅 전에 온 메시지"
+        info = await bot.get_webhook_info()
+        assert (info.url, info.pending_update_count, info.max_connections) == (receiver.url, 0, 40)
+        assert fake.confirmed_up_to == after
+
+
+async def test_webhook_without_a_secret_sends_no_secret_header(fake: FakeBotApi, bot: Bot):
+    async with WebhookReceiver() as receiver:
+        await bot.set_webhook(receiver.url)
+        fake.push_text(CHAT_ID, "비밀 없음")
+
+        await fake.wait_for(lambda: receiver.received, what="the POST")
+
+        assert "X-Telegram-Bot-Api-Secret-Token" not in receiver.received[0]["headers"]
+
+
+async def test_a_failed_delivery_is_kept_and_retried(fake: FakeBotApi, bot: Bot):
+    async with WebhookReceiver(statuses=(500,)) as receiver:
+        await bot.set_webhook(receiver.url, secret_token="s")
+        update_id = fake.push_text(CHAT_ID, "재시도")
+
+        await fake.wait_for(lambda: receiver.ids() == [update_id], what="the first POST")
+        info = await bot.get_webhook_info()
+        assert info.pending_update_count == 1  # a 500 does not confirm the update
+        assert "500" in info.last_error_message
+        await fake.wait_for(lambda: receiver.ids(200) == [update_id], what="the retry")
+        await fake.wait_for(lambda: fake.pending_updates == 0, what="confirmation")
+
+        # No one listening: a connection error, retried as well, here to the webhook URL.
+        fake.webhook_targets = [closed_port_url()]
+        second = fake.push_text(CHAT_ID, "연결 실패")
+        await fake.wait_for(
+            lambda: [a for a in fake.webhook_attempts if a[1] == second and a[2] is None],
+            what="a refused connection",
+        )
+        assert fake.pending_updates == 1
+        fake.webhook_targets = None
+        await fake.wait_for(lambda: second in receiver.ids(200), what="the retry to the hook")
+
+
+async def test_get_updates_conflicts_while_a_webhook_is_set(fake: FakeBotApi, bot: Bot):
+    await bot.set_webhook(closed_port_url())  # nobody answers: the update stays pending
+    update_id = fake.push_text(CHAT_ID, "폴링 불가")
+
+    with pytest.raises(Conflict, match="can't use getUpdates method while webhook is active"):
+        await bot.get_updates(timeout=0)
+    assert fake.errors[-1][2] == (
+        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to "
+        "delete the webhook first"
+    )
+
+    assert await bot.delete_webhook()
+    [update] = await bot.get_updates(timeout=0)
+    assert update.update_id == update_id and (await bot.get_webhook_info()).url == ""
+
+
+async def test_webhook_targets_are_served_round_robin(fake: FakeBotApi, bot: Bot):
+    async with WebhookReceiver() as a, WebhookReceiver() as b:
+        await bot.set_webhook("http://127.0.0.1:9/tg", secret_token="lb")  # the balancer's URL
+        fake.webhook_targets = [a.url, b.url]
+        pushed = [fake.push_text(CHAT_ID + n, f"채팅 {n}") for n in range(4)]
+
+        await fake.wait_for(lambda: len(a.received) + len(b.received) == 4, what="4 POSTs")
+
+        assert (a.ids(), b.ids()) == (pushed[0::2], pushed[1::2])
+        assert all(r["headers"]["X-Telegram-Bot-Api-Secret-Token"] == "lb" for r in a.received)
+
+
+async def test_a_chat_gets_its_next_update_only_after_the_previous_one_is_confirmed(
+    fake: FakeBotApi, bot: Bot
+):
+    other_chat = CHAT_ID + 1
+    async with WebhookReceiver(statuses=(503,), delay=0.1) as receiver:
+        first = fake.push_text(CHAT_ID, "하나")
+        second = fake.push_text(CHAT_ID, "둘")
+        elsewhere = fake.push_text(other_chat, "다른 채팅")
+        await bot.set_webhook(receiver.url)
+
+        await fake.wait_for(lambda: len(receiver.ids(200)) == 3, what="3 confirmed POSTs")
+        await fake.wait_for(lambda: fake.pending_updates == 0, what="confirmation")
+
+        # The chat's first POST failed: its second update waited for the retry to succeed,
+        # while the other chat was served alongside.
+        arrived = receiver.ids()
+        assert [i for i in arrived if i != elsewhere] == [first, first, second]
+        assert receiver.ids(503) == [first]
+        assert arrived.index(elsewhere) < 2 and receiver.peak == 2
+
+
+async def test_max_connections_caps_the_posts_in_flight(fake: FakeBotApi, bot: Bot):
+    async with WebhookReceiver(delay=0.1) as receiver:
+        for n in range(6):
+            fake.push_text(CHAT_ID + n, f"채팅 {n}")
+        await bot.set_webhook(receiver.url, max_connections=2)
+
+        await fake.wait_for(lambda: len(receiver.received) == 6, what="6 POSTs")
+
+        assert receiver.peak == 2

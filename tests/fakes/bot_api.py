@@ -4,6 +4,10 @@ The real ``telegram.ext.Application`` runs against it unchanged: point ``base_ur
 ``base_file_url`` at ``FakeBotApi.url`` (or use ``FakeBotApi.application_builder()``), push
 updates from the test, and read back what the bot sent. Errors use the real API's status codes
 and descriptions so the bot's error paths run as they would in production.
+
+After ``setWebhook`` the fake delivers updates as Telegram does: an HTTP POST of each update to
+the webhook URL (or, round robin, to ``FakeBotApi.webhook_targets``), kept and retried until the
+bot answers 2xx; ``getUpdates`` then answers 409 until ``deleteWebhook``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
+import aiohttp
 from aiohttp import web
 from telegram.ext import ApplicationBuilder
 from telegram.request import HTTPXRequest, RequestData
@@ -35,6 +40,14 @@ MAX_CALLBACK_DATA_BYTES = 64
 MAX_DOWNLOAD_BYTES = 20 * 1024 * 1024  # getFile refuses bigger files, like the real API
 MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 DEFAULT_GROUP_USER_ID = 1_000_001
+WEBHOOK_SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+WEBHOOK_MAX_CONNECTIONS = 40  # setWebhook's default; the API allows 1-100
+WEBHOOK_TIMEOUT = 30.0  # seconds a delivery may take before it counts as failed
+LOOPBACK_HOSTS = frozenset({LOOPBACK, "localhost", "::1"})
+WEBHOOK_CONFLICT = (
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete "
+    "the webhook first"
+)
 
 # Parameters whose form value is a plain string; every other value arrives JSON-encoded
 # (PTB json.dumps()es ints, bools, lists and dicts but sends str as is).
@@ -330,6 +343,21 @@ class FakeBotApi:
         self.confirmed_up_to = 0  # highest update_id confirmed by a getUpdates offset
         self.commands: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.webhook: dict[str, Any] | None = None  # url and secret_token set by setWebhook
+        # Test hook: deliver round robin to these URLs instead of the webhook URL (a balancer in
+        # front of several bot processes).
+        self.webhook_targets: list[str] | None = None
+        # Every webhook POST: (target URL, update_id, HTTP status or None for no connection).
+        self.webhook_attempts: list[tuple[str, int, int | None]] = []
+        self.webhook_max_connections = WEBHOOK_MAX_CONNECTIONS
+        self.webhook_backoff = (0.1, 2.0)  # seconds before the first retry, and the cap (doubling)
+        self._webhook_wake = asyncio.Event()
+        self._webhook_loop: asyncio.Task[None] | None = None
+        self._webhook_session: aiohttp.ClientSession | None = None
+        self._webhook_in_flight: dict[int, asyncio.Task[None]] = {}  # update_id -> its POST
+        self._webhook_failures: dict[int, int] = defaultdict(int)  # update_id -> failed POSTs
+        self._webhook_retry_at: dict[int, float] = {}  # update_id -> loop time of next POST
+        self._webhook_turn = itertools.count()
+        self._webhook_last_error: tuple[int, str] | None = None  # (unix time, message)
         self._updates: list[dict[str, Any]] = []  # pending, sorted by update_id
         self._last_update_id = 10_000
         self._chats: dict[int, dict[str, Any]] = {}
@@ -397,6 +425,10 @@ class FakeBotApi:
         """Release long polls, stop serving, and fail if a guarded request left loopback."""
         self._closing = True
         self._wake_pollers()
+        await self._stop_webhook_delivery()
+        if self._webhook_session is not None:
+            await self._webhook_session.close()
+            self._webhook_session = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -474,6 +506,8 @@ class FakeBotApi:
         return copy.deepcopy(self.bot_user)
 
     async def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.webhook is not None:
+            raise BotApiError(WEBHOOK_CONFLICT, 409)
         self._confirm(int(params.get("offset") or 0))
         limit = min(max(int(params.get("limit") or 100), 1), 100)
         timeout = float(params.get("timeout") or 0)
@@ -484,6 +518,8 @@ class FakeBotApi:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
+            if self.webhook is not None:  # set while this poll waited
+                raise BotApiError(WEBHOOK_CONFLICT, 409)
             if self._active_poll != poll_id:
                 raise BotApiError(
                     "Conflict: terminated by other getUpdates request; make sure that only one "
@@ -497,33 +533,60 @@ class FakeBotApi:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), remaining)
 
-    def _delete_webhook(self, params: dict[str, Any]) -> bool:
+    async def _delete_webhook(self, params: dict[str, Any]) -> bool:
+        """Back to polling: deliveries stop (one cut short stays pending), getUpdates works."""
         if params.get("drop_pending_updates") and self._updates:
             self._confirm(self._updates[-1]["update_id"] + 1)
         self.webhook = None
+        await self._stop_webhook_delivery()
         return True
 
-    def _set_webhook(self, params: dict[str, Any]) -> bool:
-        """Record the webhook as the real API validates it (HTTPS URL, secret_token's
-        alphabet). Updates are not delivered by the fake: tests POST them to the bot
-        themselves, as Telegram would."""
+    async def _set_webhook(self, params: dict[str, Any]) -> bool:
+        """Record the webhook as the real API validates it (HTTPS URL, secret_token's alphabet)
+        and start delivering pending and future updates to it (see ``_deliver_webhook``).
+
+        Unlike the real API, plain http:// is accepted on loopback, where a test serves no TLS.
+        An update a test POSTs to the bot itself (``known()``) is never queued, so never
+        delivered twice.
+        """
         url = str(params.get("url") or "")
         if not url:
-            return self._delete_webhook(params)
-        if not url.startswith("https://"):
+            return await self._delete_webhook(params)
+        parts = urlsplit(url)
+        if parts.scheme != "https" and not (
+            parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
+        ):
             raise BotApiError("Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
         secret = params.get("secret_token")
         if secret is not None and not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", str(secret)):
             raise BotApiError("Bad Request: secret token contains unallowed characters")
+        if params.get("drop_pending_updates") and self._updates:
+            self._confirm(self._updates[-1]["update_id"] + 1)
         self.webhook = {"url": url, "secret_token": secret}
+        self.webhook_max_connections = min(
+            max(int(params.get("max_connections") or WEBHOOK_MAX_CONNECTIONS), 1), 100
+        )
+        self._wake_pollers()  # a long poll still waiting ends with 409
+        if self._webhook_session is None:
+            self._webhook_session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0),  # in-flight POSTs are capped here
+                timeout=aiohttp.ClientTimeout(total=WEBHOOK_TIMEOUT),
+            )
+        if self._webhook_loop is None or self._webhook_loop.done():
+            self._webhook_loop = asyncio.create_task(self._deliver_webhook())
         return True
 
     def _get_webhook_info(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {
+        info: dict[str, Any] = {
             "url": (self.webhook or {}).get("url", ""),
             "has_custom_certificate": False,
             "pending_update_count": self.pending_updates,
         }
+        if self.webhook is not None:
+            info["max_connections"] = self.webhook_max_connections
+            if self._webhook_last_error is not None:
+                info["last_error_date"], info["last_error_message"] = self._webhook_last_error
+        return info
 
     @staticmethod
     def _commands_key(params: dict[str, Any]) -> tuple[str, str]:
@@ -844,6 +907,102 @@ class FakeBotApi:
     def _wake_pollers(self) -> None:
         self._update_event.set()
         self._update_event = asyncio.Event()
+        self._webhook_wake.set()
+
+    # ---------------------------------------------------------------- webhook delivery
+
+    async def _deliver_webhook(self) -> None:
+        """Hand pending updates to ``_post_update`` while a webhook is set.
+
+        A chat's updates go one at a time, in update_id order: the next is sent only after
+        the bot answered 2xx to the one before (a failed one is retried first). Real Telegram
+        keeps a chat's order almost always, and the bot relies on it through its inbox, so the
+        fake keeps it always; different chats are delivered in parallel, up to
+        ``webhook_max_connections`` POSTs in flight.
+        """
+        loop = asyncio.get_running_loop()
+        while self.webhook is not None and not self._closing:
+            self._webhook_wake.clear()
+            now = loop.time()
+            next_retry: float | None = None
+            waiting_chats: set[tuple[str, int]] = set()  # chats with an earlier update pending
+            for update in list(self._updates):
+                chat = _order_key(update)
+                if chat is not None:
+                    if chat in waiting_chats:
+                        continue
+                    waiting_chats.add(chat)
+                update_id = update["update_id"]
+                if update_id in self._webhook_in_flight:
+                    continue
+                retry_at = self._webhook_retry_at.get(update_id, 0.0)
+                if retry_at > now:
+                    next_retry = retry_at if next_retry is None else min(next_retry, retry_at)
+                    continue
+                if len(self._webhook_in_flight) >= self.webhook_max_connections:
+                    break  # a finishing POST wakes this loop
+                self._webhook_in_flight[update_id] = asyncio.create_task(self._post_update(update))
+            timeout = None if next_retry is None else max(next_retry - loop.time(), 0.0)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._webhook_wake.wait(), timeout)
+
+    def _webhook_target(self) -> str:
+        if self.webhook_targets:
+            turn = next(self._webhook_turn)
+            return self.webhook_targets[turn % len(self.webhook_targets)]
+        return str((self.webhook or {}).get("url", ""))
+
+    async def _post_update(self, update: dict[str, Any]) -> None:
+        """POST one update; a 2xx confirms it, anything else keeps it for a later retry."""
+        update_id = update["update_id"]
+        url = self._webhook_target()
+        status: int | None = None
+        try:
+            headers = {"Content-Type": "application/json"}
+            secret = (self.webhook or {}).get("secret_token")
+            if secret:
+                headers[WEBHOOK_SECRET_HEADER] = str(secret)
+            if urlsplit(url).hostname not in LOOPBACK_HOSTS:
+                error = f"the fake delivers to loopback only, not to {url}"
+            else:
+                assert self._webhook_session is not None
+                try:
+                    async with self._webhook_session.post(
+                        url, data=_dumps(update).encode(), headers=headers
+                    ) as response:
+                        await response.read()
+                        status = response.status
+                        error = f"Wrong response from the webhook: {status} {response.reason}"
+                except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+                    error = f"Connection failed: {type(exc).__name__}: {exc}"
+            self.webhook_attempts.append((url, update_id, status))
+            if status is not None and 200 <= status < 300:
+                self._updates = [u for u in self._updates if u["update_id"] != update_id]
+                self._webhook_failures.pop(update_id, None)
+                self._webhook_retry_at.pop(update_id, None)
+                # Confirmed up to the oldest update still pending (or everything pushed).
+                floor = self._updates[0]["update_id"] - 1 if self._updates else self._last_update_id
+                self.confirmed_up_to = max(self.confirmed_up_to, floor)
+            else:
+                self._webhook_failures[update_id] += 1
+                first, cap = self.webhook_backoff
+                delay = min(first * 2 ** (self._webhook_failures[update_id] - 1), cap)
+                self._webhook_retry_at[update_id] = asyncio.get_running_loop().time() + delay
+                self._webhook_last_error = (int(time.time()), error)
+        finally:
+            self._webhook_in_flight.pop(update_id, None)
+            self._webhook_wake.set()
+
+    async def _stop_webhook_delivery(self) -> None:
+        tasks = [t for t in (self._webhook_loop, *self._webhook_in_flight.values()) if t]
+        current = asyncio.current_task()
+        for task in tasks:
+            if task is not current:
+                task.cancel()
+        await asyncio.gather(*(t for t in tasks if t is not current), return_exceptions=True)
+        self._webhook_loop = None
+        self._webhook_in_flight.clear()
+        self._webhook_retry_at.clear()
 
     # ---------------------------------------------------------------- pushing updates
 
@@ -1285,7 +1444,16 @@ class FakeBotApi:
             f"pending_updates={self.pending_updates} {[u['update_id'] for u in self._updates]}, "
             f"confirmed_up_to={self.confirmed_up_to}"
         ]
-        if polls == 0:
+        if self.webhook is not None:
+            failed = sum(
+                not (status and 200 <= status < 300) for _, _, status in self.webhook_attempts
+            )
+            lines.append(
+                f"webhook mode: {self.webhook['url']} targets={self.webhook_targets} "
+                f"{len(self.webhook_attempts)} POSTs ({failed} not 2xx), "
+                f"last error: {self._webhook_last_error}"
+            )
+        elif polls == 0:
             lines.append("the bot never called getUpdates: is the updater polling?")
         elif self._updates:
             lines.append(
@@ -1299,6 +1467,21 @@ class FakeBotApi:
             lines.append("error answers:")
             lines += [f"  {name}: {description}" for name, _, description in self.errors[-10:]]
         return "\n".join(lines)
+
+
+def _order_key(update: dict[str, Any]) -> tuple[str, int] | None:
+    """The chat whose order an update keeps in webhook delivery (else its sender), if any."""
+    for value in update.values():
+        if not isinstance(value, dict):
+            continue
+        for holder in (value, value.get("message")):
+            chat = holder.get("chat") if isinstance(holder, dict) else None
+            if isinstance(chat, dict) and isinstance(chat.get("id"), int):
+                return ("chat", chat["id"])
+        sender = value.get("from")
+        if isinstance(sender, dict) and isinstance(sender.get("id"), int):
+            return ("user", sender["id"])
+    return None
 
 
 def _sender_id(chat_id: int, user_id: int | None) -> int:
