@@ -533,19 +533,7 @@ async def sync_case(
 
         files = snapshot.get("evidence_files") or []
         if files:
-            rows = [
-                {
-                    "session_id": session_id,
-                    "kind": item["kind"],
-                    "file_id": item["file_id"],
-                    "file_unique_id": item["file_unique_id"],
-                    "file_name": item.get("file_name"),
-                    "mime_type": item.get("mime_type"),
-                    "caption": item.get("caption"),
-                    "received_at": datetime.fromisoformat(item["at"]),
-                }
-                for item in files
-            ]
+            rows = [_evidence_row(session_id, item) for item in files]
             stmt = _insert(engine, CaseEvidence).values(rows)
             await db.exec(
                 stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"])
@@ -724,6 +712,20 @@ def _fact_rows(session_id: str, snapshot: dict[str, Any]) -> dict[str, dict[str,
     }
 
 
+def _evidence_row(session_id: str, item: dict[str, Any]) -> dict[str, Any]:
+    """The CaseEvidence row of one evidence file of a record snapshot."""
+    return {
+        "session_id": session_id,
+        "kind": item["kind"],
+        "file_id": item["file_id"],
+        "file_unique_id": item["file_unique_id"],
+        "file_name": item.get("file_name"),
+        "mime_type": item.get("mime_type"),
+        "caption": item.get("caption"),
+        "received_at": datetime.fromisoformat(item["at"]),
+    }
+
+
 def _master(snapshot: dict[str, Any]) -> dict[str, Any]:
     return {
         "case_type": snapshot.get("case_type"),
@@ -771,16 +773,7 @@ def case_changes(
         changes.party = {"name": party.get("name"), "party_type": party.get("party_type")}
     known = {f["file_unique_id"] for f in before.get("evidence_files") or []}
     changes.evidence = [
-        {
-            "session_id": session_id,
-            "kind": item["kind"],
-            "file_id": item["file_id"],
-            "file_unique_id": item["file_unique_id"],
-            "file_name": item.get("file_name"),
-            "mime_type": item.get("mime_type"),
-            "caption": item.get("caption"),
-            "received_at": datetime.fromisoformat(item["at"]),
-        }
+        _evidence_row(session_id, item)
         for item in after.get("evidence_files") or []
         if item["file_unique_id"] not in known
     ]
