@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import uuid
 import weakref
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import BigInteger, Engine, delete, func, literal, update
+from sqlalchemy import BigInteger, Engine, bindparam, delete, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import col, select
@@ -641,32 +642,18 @@ _SESSION_COLUMNS = [c for c in ChatSession.__table__.columns]
 
 async def chat_view(*, engine: AsyncEngine, chat_id: int) -> ChatView:
     """The chat's language, offer and latest session in one statement."""
-    anchor = select(literal(chat_id, BigInteger).label("chat_id")).subquery()
-    latest = (
-        select(ChatSession.id)
-        .where(ChatSession.chat_id == chat_id)
-        .order_by(col(ChatSession.started_at).desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-    stmt = (
-        select(ChatPreference.lang, ChatOffer.user_id, ChatOffer.choices_json, *_SESSION_COLUMNS)
-        .select_from(anchor)
-        .outerjoin(ChatPreference, ChatPreference.chat_id == anchor.c.chat_id)
-        .outerjoin(ChatOffer, ChatOffer.chat_id == anchor.c.chat_id)
-        .outerjoin(ChatSession, ChatSession.id == latest)
-    )
+    stmt, params = _turn_statements(engine.dialect.name).view, {"chat_id": chat_id}
     sync = _SYNC_ENGINES.get(engine)
     if sync is not None:  # one worker-thread call
 
         def read() -> Any:
             with sync.connect() as conn:
-                return conn.execute(stmt).one()
+                return conn.execute(stmt, params).one()
 
         row = await asyncio.to_thread(read)
     else:
         async with engine.connect() as conn:
-            row = (await conn.execute(stmt)).one()
+            row = (await conn.execute(stmt, params)).one()
     lang, offer_user, offer_json, *session = row
     fields = dict(zip((c.name for c in _SESSION_COLUMNS), session, strict=True))
     return ChatView(
@@ -796,112 +783,190 @@ async def write_turn(
     party, new evidence, the summary, and the question-answer row (`turn`, written once per
     input id)."""
     now = utcnow()
-    statements: list[Any] = []
-    add = statements.append
+    the = _turn_statements(engine.dialect.name)
+    work: list[tuple[Any, Any]] = []  # (statement, parameters)
     if lang is not None:
-        stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, lang=lang)
-        add(stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"lang": lang}))
+        work.append((the.lang, {"chat_id": chat_id, "lang": lang}))
     if offer is not None:
-        values = {"user_id": offer[0], "choices_json": _dumps(offer[1]), "offered_at": now}
-        stmt = _insert(engine, ChatOffer).values(chat_id=chat_id, **values)
-        add(stmt.on_conflict_do_update(index_elements=["chat_id"], set_=values))
+        work.append(
+            (
+                the.offer,
+                {
+                    "chat_id": chat_id,
+                    "user_id": offer[0],
+                    "choices_json": _dumps(offer[1]),
+                    "offered_at": now,
+                },
+            )
+        )
     if case is not None:
-        _case_statements(engine, case, now, add)
-    if turn is not None and case is not None:
-        stmt = _insert(engine, ChatTurn).values(session_id=case.session_id, at=now, **turn)
-        add(stmt.on_conflict_do_nothing(index_elements=["session_id", "input_id"]))
-    await _execute_in_one_transaction(engine, statements)
+        work += _case_work(the, case, now)
+        if turn is not None:
+            work.append((the.turn, {"session_id": case.session_id, "at": now, **turn}))
+    await _execute_in_one_transaction(engine, work)
 
 
-async def _execute_in_one_transaction(engine: AsyncEngine, statements: list[Any]) -> None:
-    """Run statements in one transaction. With SQLite, in one call to a worker thread on a
-    plain sqlite3 connection (each statement through aiosqlite would be a thread hop of its
-    own); with PostgreSQL, on the async connection."""
-    if not statements:
+async def _execute_in_one_transaction(engine: AsyncEngine, work: list[tuple[Any, Any]]) -> None:
+    """Run (statement, parameters) pairs in one transaction. With SQLite, in one call to a
+    worker thread on a plain sqlite3 connection (each statement through aiosqlite would be a
+    thread hop of its own); with PostgreSQL, on the async connection."""
+    if not work:
         return
     sync = _SYNC_ENGINES.get(engine)
     if sync is None:
         async with engine.begin() as conn:
-            for stmt in statements:
-                await conn.execute(stmt)
+            for stmt, params in work:
+                await conn.execute(stmt, params)
         return
 
     def run() -> None:
         with sync.begin() as conn:
-            for stmt in statements:
-                conn.execute(stmt)
+            for stmt, params in work:
+                conn.execute(stmt, params)
 
     async with _write_lock(engine):
         await asyncio.to_thread(run)
 
 
-def _case_statements(engine: AsyncEngine, case: CaseChanges, now: datetime, add: Any) -> None:
-    """The statements that write a turn's CaseChanges (see `write_turn`)."""
+def _case_work(the: TurnStatements, case: CaseChanges, now: datetime) -> list[tuple[Any, Any]]:
+    """The (statement, parameters) pairs that write a turn's CaseChanges (see `write_turn`)."""
     sid = case.session_id
-    values: dict[str, Any] = {
-        "current_state": case.state,
-        "completion_rate": case.completion_rate,
-        "updated_at": now,
-    }
-    session_row = update(ChatSession).where(col(ChatSession.id) == sid)
+    work: list[tuple[Any, Any]] = []
     if case.finished:  # closed once: a finished session's status is never rewritten
-        add(
-            session_row.where(col(ChatSession.status) == "open").values(
-                status=case.finished, ended_at=now
-            )
+        work.append((the.close, {"b_id": sid, "b_status": case.finished, "b_at": now}))
+    work.append(
+        (
+            the.session,
+            {"b_id": sid, "b_state": case.state, "b_rate": case.completion_rate, "b_at": now},
         )
-    add(session_row.values(**values))
+    )
     if case.transition_from is not None:
-        add(
-            _insert(engine, StateTransition).values(
-                session_id=sid, from_state=case.transition_from, to_state=case.state, at=now
+        work.append(
+            (
+                the.transition,
+                {"session_id": sid, "from_state": case.transition_from, "to_state": case.state}
+                | {"at": now},
             )
         )
     if case.master is not None:
-        add(
-            update(CaseMaster)
-            .where(col(CaseMaster.session_id) == sid)
-            .values(**case.master, updated_at=now)
+        work.append(
+            (the.master, {f"b_{k}": v for k, v in case.master.items()} | {"b_id": sid, "b_at": now})
         )
     if case.facts:
-        stmt = _insert(engine, CaseFact).values([{**row, "updated_at": now} for row in case.facts])
-        excluded = stmt.excluded
-        add(
-            stmt.on_conflict_do_update(
-                index_elements=["session_id", "key"],
-                set_={
-                    name: getattr(excluded, name)
-                    for name in (
-                        "value_json",
-                        "status",
-                        "quote",
-                        "said_at",
-                        "confirmed",
-                        "updated_at",
-                    )
+        work.append((the.facts, [{**row, "updated_at": now} for row in case.facts]))
+    if case.dropped_facts:
+        work.append((the.drop_facts, {"b_id": sid, "b_keys": case.dropped_facts}))
+    if case.missing is not None:
+        work.append((the.clear_missing, {"b_id": sid}))
+        if case.missing:
+            work.append((the.missing, case.missing))
+    if case.party is not None:
+        work.append((the.party, {"session_id": sid, "role": "counterparty", **case.party}))
+    if case.evidence:
+        work.append((the.evidence, case.evidence))
+    if case.summary is not None:
+        work.append(
+            (
+                the.summary,
+                {
+                    "session_id": sid,
+                    "summary_text": case.summary["text"],
+                    "structured_json": _dumps(case.summary["structured"]),
+                    "created_at": now,
                 },
             )
         )
-    if case.dropped_facts:
-        add(
-            delete(CaseFact).where(
-                col(CaseFact.session_id) == sid, col(CaseFact.key).in_(case.dropped_facts)
-            )
-        )
-    if case.missing is not None:
-        add(delete(CaseMissingField).where(col(CaseMissingField.session_id) == sid))
-        if case.missing:
-            add(_insert(engine, CaseMissingField).values(case.missing))
-    if case.party is not None:
-        stmt = _insert(engine, CaseParty).values(session_id=sid, role="counterparty", **case.party)
-        add(stmt.on_conflict_do_update(index_elements=["session_id", "role"], set_=case.party))
-    if case.evidence:
-        stmt = _insert(engine, CaseEvidence).values(case.evidence)
-        add(stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"]))
-    if case.summary is not None:
-        values = {
-            "summary_text": case.summary["text"],
-            "structured_json": _dumps(case.summary["structured"]),
-        }
-        stmt = _insert(engine, CaseSummary).values(session_id=sid, created_at=now, **values)
-        add(stmt.on_conflict_do_update(index_elements=["session_id"], set_=values))
+    return work
+
+
+@dataclass(frozen=True)
+class TurnStatements:
+    """The statements of a turn's read and write, built once per dialect and run with
+    parameters: building a statement costs more than running it on SQLite."""
+
+    view: Any
+    lang: Any
+    offer: Any
+    close: Any
+    session: Any
+    transition: Any
+    master: Any
+    facts: Any
+    drop_facts: Any
+    clear_missing: Any
+    missing: Any
+    party: Any
+    evidence: Any
+    summary: Any
+    turn: Any
+
+
+def _upsert(dialect: Any, table: Any, keys: list[str], updated: list[str]) -> Any:
+    """INSERT ... ON CONFLICT (keys) DO UPDATE SET each of `updated` to the inserted value."""
+    stmt = dialect.insert(table)
+    return stmt.on_conflict_do_update(
+        index_elements=keys, set_={name: getattr(stmt.excluded, name) for name in updated}
+    )
+
+
+@functools.cache
+def _turn_statements(dialect_name: str) -> TurnStatements:
+    dialect = postgresql if dialect_name == "postgresql" else sqlite
+    chat = bindparam("chat_id", type_=BigInteger)
+    anchor = select(chat.label("chat_id")).subquery()
+    latest = (
+        select(ChatSession.id)
+        .where(ChatSession.chat_id == chat)
+        .order_by(col(ChatSession.started_at).desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    view = (
+        select(ChatPreference.lang, ChatOffer.user_id, ChatOffer.choices_json, *_SESSION_COLUMNS)
+        .select_from(anchor)
+        .outerjoin(ChatPreference, ChatPreference.chat_id == anchor.c.chat_id)
+        .outerjoin(ChatOffer, ChatOffer.chat_id == anchor.c.chat_id)
+        .outerjoin(ChatSession, ChatSession.id == latest)
+    )
+    session_row = update(ChatSession).where(col(ChatSession.id) == bindparam("b_id"))
+    fact_columns = ["value_json", "status", "quote", "said_at", "confirmed", "updated_at"]
+    return TurnStatements(
+        view=view,
+        lang=_upsert(dialect, ChatPreference, ["chat_id"], ["lang"]),
+        offer=_upsert(dialect, ChatOffer, ["chat_id"], ["user_id", "choices_json", "offered_at"]),
+        close=session_row.where(col(ChatSession.status) == "open").values(
+            status=bindparam("b_status"), ended_at=bindparam("b_at")
+        ),
+        session=session_row.values(
+            current_state=bindparam("b_state"),
+            completion_rate=bindparam("b_rate"),
+            updated_at=bindparam("b_at"),
+        ),
+        transition=dialect.insert(StateTransition),
+        master=update(CaseMaster)
+        .where(col(CaseMaster.session_id) == bindparam("b_id"))
+        .values(
+            {
+                name: bindparam(f"b_{name}")
+                for name in ("case_type", "sub_case_type", "confidence", "description")
+            }
+            | {"emotions_json": bindparam("b_emotions_json"), "updated_at": bindparam("b_at")}
+        ),
+        facts=_upsert(dialect, CaseFact, ["session_id", "key"], fact_columns),
+        drop_facts=delete(CaseFact).where(
+            col(CaseFact.session_id) == bindparam("b_id"),
+            col(CaseFact.key).in_(bindparam("b_keys", expanding=True)),
+        ),
+        clear_missing=delete(CaseMissingField).where(
+            col(CaseMissingField.session_id) == bindparam("b_id")
+        ),
+        missing=dialect.insert(CaseMissingField),
+        party=_upsert(dialect, CaseParty, ["session_id", "role"], ["name", "party_type"]),
+        evidence=dialect.insert(CaseEvidence).on_conflict_do_nothing(
+            index_elements=["session_id", "file_unique_id"]
+        ),
+        summary=_upsert(dialect, CaseSummary, ["session_id"], ["summary_text", "structured_json"]),
+        turn=dialect.insert(ChatTurn).on_conflict_do_nothing(
+            index_elements=["session_id", "input_id"]
+        ),
+    )

@@ -143,12 +143,14 @@ class CaseClassifier:
 
         # Fuzzy index: one-deletion neighbourhoods of long keywords' jamo strings.
         self._fuzzy: dict[str, set[str]] = defaultdict(set)
-        self._fuzzy_lengths: set[int] = set()
+        self._fuzzy_lengths: list[int] = []
+        self._jamo_of: dict[str, str] = {}  # a fuzzy Korean keyword -> its jamo string
         for word in self._ko_keywords:
             if len(word) >= FUZZY_MIN_SYLLABLES and _HANGUL_RUN.fullmatch(word):
-                self._fuzzy_lengths.add(len(word))
-                for variant in _deletions(_jamo(word)):
+                self._jamo_of[word] = _jamo(word)
+                for variant in _deletions(self._jamo_of[word]):
                     self._fuzzy[variant].add(word)
+        self._fuzzy_lengths = sorted({len(word) for word in self._jamo_of})
         for word in self._en_keywords:
             if len(word) >= FUZZY_MIN_LETTERS and word.isalpha():
                 for variant in _deletions(word):
@@ -276,18 +278,22 @@ class CaseClassifier:
     def _fuzzy_matches(self, compact: str, words: list[str]) -> set[str]:
         """Keywords that appear in the text with one jamo (Korean) or letter (English) wrong."""
         found: set[str] = set()
+        windows: set[str] = set()  # jamo strings of every keyword-long stretch of syllables
         for run in _HANGUL_RUN.findall(compact):
+            syllables = [_jamo(ch) for ch in run]
             for size in self._fuzzy_lengths:
                 for start in range(len(run) - size + 1):
-                    window = _jamo(run[start : start + size])
-                    for variant in _deletions(window):
-                        for word in self._fuzzy.get(variant, ()):
-                            if _within_one_edit(window, _jamo(word)):
-                                found.add(word)
+                    windows.add("".join(syllables[start : start + size]))
+        fuzzy = self._fuzzy
+        for window in windows:
+            for variant in _deletions(window):
+                for word in fuzzy.get(variant, ()):
+                    if word not in found and _within_one_edit(window, self._jamo_of[word]):
+                        found.add(word)
         for word in words:
             if len(word) >= FUZZY_MIN_LETTERS - 1:
                 for variant in _deletions(word):
-                    for keyword in self._fuzzy.get(variant, ()):
+                    for keyword in fuzzy.get(variant, ()):
                         if _LATIN.match(keyword) and _within_one_edit(word, keyword):
                             found.add(keyword)
         return found
