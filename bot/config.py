@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     intake_webhook_secret: str | None = Field(
         None, description="Telegram's secret_token: 1-256 of A-Z a-z 0-9 _ -"
     )
+    intake_typing_delay: float = Field(
+        0.5, ge=0, description="seconds a reply may take before the chat shows typing (0: always)"
+    )
     intake_concurrent_updates: int = Field(
         64, ge=1, description="updates of different chats processed at once (Telegram)"
     )

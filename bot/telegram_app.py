@@ -10,12 +10,14 @@ group the bot explains that and links to a private chat.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import json
 import logging
 import re
 import unicodedata
 import warnings
+from collections.abc import AsyncIterator
 from typing import Any
 
 from telegram import (
@@ -56,6 +58,8 @@ from bot.webhook import make_app, serve, webhook_path
 from db import repo
 
 log = logging.getLogger(__name__)
+
+TYPING_REPEAT = 4.0  # seconds; Telegram shows a chat action for 5 s or until the next message
 
 COMMANDS = (
     "start",
@@ -291,13 +295,43 @@ def private_chat_link(bot: Any, lang: str, knowledge: Any) -> InlineKeyboardMark
 
 
 async def _run(update: Update, context: ContextTypes.DEFAULT_TYPE, inbound: Inbound) -> Reply:
-    """Typing indicator, engine call, reply."""
-    await context.bot.send_chat_action(chat_id=inbound.chat_id, action=ChatAction.TYPING)
-    reply = await _engine(context).handle(inbound)
+    """Engine call (typing shown while it takes long), reply."""
+    engine = _engine(context)
+    async with typing_while(context.bot, inbound.chat_id, engine.settings.intake_typing_delay):
+        reply = await engine.handle(inbound)
     await send_reply(context.bot, inbound.chat_id, reply)
     await notify_staff(context.bot, reply)
     failpoints.reach("after_reply")
     return reply
+
+
+@contextlib.asynccontextmanager
+async def typing_while(
+    bot: Any, chat_id: int, delay: float, repeat: float = TYPING_REPEAT
+) -> AsyncIterator[None]:
+    """Show "typing" in the chat while the body runs, once it has taken `delay` seconds.
+
+    Telegram asks bots to send a chat action only when a response will take a noticeable time:
+    a reply quicker than `delay` shows none (and does not wait for one); a long one (an export,
+    a slow model) keeps it shown, renewed every `repeat` seconds until the body ends.
+    """
+
+    async def keep_typing() -> None:
+        await asyncio.sleep(delay)
+        while True:
+            try:
+                await bot.send_chat_action(chat_id=chat_id, action=ChatAction.TYPING)
+            except TelegramError as exc:  # cosmetic: the reply still comes
+                log.info("typing indicator not shown (%s)", type(exc).__name__)
+            await asyncio.sleep(repeat)
+
+    task = asyncio.create_task(keep_typing())
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def notify_staff(bot: Any, reply: Reply) -> None:

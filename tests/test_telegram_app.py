@@ -6,6 +6,7 @@ the fake Bot API over HTTP.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator, Callable
 
@@ -14,7 +15,14 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.ext import CallbackQueryHandler
 
 from bot.engine import Engine, Reply
-from bot.telegram_app import TELEGRAM_TEXT_LIMIT, on_button, send_reply, split_text, utf16_len
+from bot.telegram_app import (
+    TELEGRAM_TEXT_LIMIT,
+    on_button,
+    send_reply,
+    split_text,
+    typing_while,
+    utf16_len,
+)
 from tests.fakes.bot_api import FakeBotApi, LoopbackOnlyRequest
 
 CHAT = 6001
@@ -304,3 +312,33 @@ async def test_pressing_a_button_under_a_full_length_question_removes_the_keyboa
     pressed = fake.messages(CHAT)[0]
     assert pressed["text"] == question and "reply_markup" not in pressed
     assert not [e for e in fake.errors if e[0] == "editMessageText"]
+
+
+# --- the typing indicator ------------------------------------------------------------------
+
+
+async def test_typing_is_shown_only_once_the_work_takes_long_and_renewed_until_it_ends(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    async with typing_while(bot, CHAT, delay=0.05, repeat=0.1):
+        await asyncio.sleep(0.6)  # long work: shown at 0.05 s, renewed every 0.1 s
+    shown = fake.chat_actions(CHAT)
+    assert shown[:3] == ["typing"] * 3 and set(shown) == {"typing"}
+    await asyncio.sleep(0.25)
+    assert fake.chat_actions(CHAT) == shown  # nothing once the work ended
+
+    async with typing_while(bot, CHAT, delay=0.3):
+        await asyncio.sleep(0.01)  # a quick reply: no indicator, none later either
+    await asyncio.sleep(0.4)
+    assert fake.chat_actions(CHAT) == shown
+
+
+async def test_a_failed_typing_indicator_does_not_stop_the_work(fake: FakeBotApi, bot: Bot) -> None:
+    stranger = CHAT + 1  # never wrote to the bot: Telegram refuses every action there
+    done = False
+    async with typing_while(bot, stranger, delay=0.0, repeat=0.05):
+        await asyncio.sleep(0.2)
+        done = True
+    assert done
+    refused = [e for e in fake.errors if e[0] == "sendChatAction"]
+    assert len(refused) >= 2  # refused, and tried again at the next renewal

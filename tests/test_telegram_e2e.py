@@ -58,6 +58,7 @@ class Bot:
             telegram_bot_token=fake.token,
             telegram_api_url=f"{fake.url}/bot",
             admin_ids=str(ADMIN),
+            intake_typing_delay=0,  # typing shown at once, however quick the turn
             _env_file=None,
         )
         self.task: asyncio.Task | None = None
