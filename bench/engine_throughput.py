@@ -1,13 +1,15 @@
 """Benchmark: simulated chats through the engine vs a bare one-node LangGraph graph, same run.
 
     .venv/bin/python bench/engine_throughput.py [--chats 50] [--turns 10] [--durability exit]
-        [--postgres]
+        [--rounds 3] [--postgres]
 
 Prints, for the intake engine (offline rules brain, real SQLite files: records + checkpoints)
 and for a bare one-node graph on AsyncSqliteSaver (the baseline): turns per second, p50/p95
 turn latency, and checkpoint bytes written per turn at turn 1 and at turn 30 of a long chat,
 with the ratio engine / baseline; first for one chat alone (the cost of a turn), then for
-`--chats` chats at once. `--postgres` adds the same on PostgreSQL (records and checkpoints in a
+`--chats` chats at once. Each is measured in `--rounds` rounds, engine and baseline alternating,
+and each side's median round is shown (this machine's speed drifts by tens of per cent from one
+minute to the next). `--postgres` adds the same on PostgreSQL (records and checkpoints in a
 temporary server started with tests/postgres.py; the baseline on AsyncPostgresSaver). Not a
 test: nothing is asserted.
 """
@@ -20,6 +22,8 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypedDict
@@ -266,16 +270,35 @@ def table(title: str, rows: list[list[str]]) -> None:
     print()
 
 
-async def measure(chats: int, turns: int, durability: str, url: str | None) -> None:
-    where = "PostgreSQL" if url else "SQLite"
-    engine = await bench_engine(chats, turns, durability, url)
-    if url:
-        bare = await bench_bare_postgres(chats, turns, durability, url)
-    else:
-        bare = await bench_bare(chats, turns, durability)
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The round whose turns per second is the median of the rounds (odd rounds: a real one)."""
+    ordered = sorted(runs, key=lambda r: r["turns"] / r["elapsed"])
+    return ordered[len(ordered) // 2]
+
+
+async def measure(
+    chats: int,
+    turns: int,
+    durability: str,
+    rounds: int,
+    fresh_database: Callable[[], str] | None = None,
+) -> None:
+    """`rounds` rounds of the engine then the baseline, alternating so that a slower spell of
+    the machine hits both; each side's median round is printed. `fresh_database` (PostgreSQL)
+    gives the URL of an empty database, one for each run."""
+    where = "PostgreSQL" if fresh_database else "SQLite"
+    engines, bares = [], []
+    for _ in range(rounds):
+        if fresh_database:
+            engines.append(await bench_engine(chats, turns, durability, fresh_database()))
+            bares.append(await bench_bare_postgres(chats, turns, durability, fresh_database()))
+        else:
+            engines.append(await bench_engine(chats, turns, durability))
+            bares.append(await bench_bare(chats, turns, durability))
+    engine, bare = median_run(engines), median_run(bares)
     table(
         f"{where}: {chats} chats x {turns} turns, durability={durability}, "
-        f"{engine['turns']} engine turns",
+        f"{engine['turns']} engine turns, median of {rounds} rounds",
         [row("intake engine", engine), row("bare 1-node graph", bare)],
     )
 
@@ -285,33 +308,42 @@ async def main() -> None:
     parser.add_argument("--chats", type=int, default=50)
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--durability", choices=["exit", "async", "sync"], default="exit")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per side (median shown)")
     parser.add_argument("--postgres", action="store_true", help="also on a temporary PostgreSQL")
     parser.add_argument(
         "--postgres-admin-url",
         help="also on this server instead: fresh databases are made through this URL",
     )
     args = parser.parse_args()
-    for chats, turns in ((1, 60), (args.chats, args.turns)):
-        await measure(chats, turns, args.durability, None)
+    sizes = ((1, 120), (args.chats, args.turns))
+    for chats, turns in sizes:
+        await measure(chats, turns, args.durability, args.rounds)
     if args.postgres_admin_url:
-        import uuid
-
         import psycopg
 
         base = args.postgres_admin_url.rsplit("/", 1)[0]
-        for chats, turns in ((1, 60), (args.chats, args.turns)):
+
+        def fresh_database() -> str:
             name = f"bench_{uuid.uuid4().hex[:8]}"
             with psycopg.connect(args.postgres_admin_url, autocommit=True) as conn:
                 conn.execute(f"CREATE DATABASE {name}")
-            await measure(chats, turns, args.durability, f"{base}/{name}")
+            return f"{base}/{name}"
+
+        for chats, turns in sizes:
+            await measure(chats, turns, args.durability, args.rounds, fresh_database)
     elif args.postgres:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # for tests/
         from tests.postgres import PostgresServer
 
         with PostgresServer() as server:
-            for n, (chats, turns) in enumerate(((1, 60), (args.chats, args.turns))):
-                server.create_database(f"bench{n}")
-                await measure(chats, turns, args.durability, server.url(f"bench{n}"))
+
+            def fresh_database() -> str:
+                name = f"bench_{uuid.uuid4().hex[:8]}"
+                server.create_database(name)
+                return server.url(name)
+
+            for chats, turns in sizes:
+                await measure(chats, turns, args.durability, args.rounds, fresh_database)
 
 
 if __name__ == "__main__":

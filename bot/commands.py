@@ -173,6 +173,8 @@ class Commands:
         self._sessions_changed(forgotten=True)
         # With SQLite, deleted rows are zeroed (secure_delete) and the write-ahead logs that
         # still hold the old pages are folded in and emptied: nothing of the chat stays on disk.
+        for session_id in sessions:
+            self._standings.pop(session_id, None)
         await self.checkpoints.forget(sessions)
         await truncate_records_wal(self.records)
         log.info("chat=%s forgotten: %d sessions deleted", chat_tag(chat_id), len(sessions))

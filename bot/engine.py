@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -26,7 +26,7 @@ from bot.messages import (
     clean_inbound,
 )
 from bot.staff import StaffViews
-from bot.turn import HANDLING, Handling, TurnSteps
+from bot.turn import HANDLING, Handling, Standing, TurnSteps
 from db import repo
 from db.engine import (
     Checkpoints,
@@ -76,6 +76,8 @@ class Engine(TurnSteps, Commands, StaffViews):
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
         # Sessions whose last records write failed: their next turn rewrites them whole.
         self._dirty: set[str] = set()
+        # Where this process's last run left each recent thread (see TurnSteps._standing).
+        self._standings: OrderedDict[str, Standing] = OrderedDict()
 
     @classmethod
     async def open(
@@ -253,12 +255,8 @@ class Engine(TurnSteps, Commands, StaffViews):
     @staticmethod
     def _waiting(snapshot: Any) -> tuple[str | None, str | None]:
         """(node, field) the intake waits on, from its checkpoint."""
-        for task in snapshot.tasks:
-            for intr in task.interrupts:
-                return intr.value.get("state"), intr.value.get("field")
-        if snapshot.values and not snapshot.next:
-            return "COMPLETED", None
-        return None, None
+        standing = Standing.of(snapshot)
+        return standing.node, standing.asked
 
     def _prompt(
         self, values: dict[str, Any], node: str | None, asked: str | None, reply: Reply

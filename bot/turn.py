@@ -48,6 +48,45 @@ class Handling:
 HANDLING: ContextVar[Handling | None] = ContextVar("handling", default=None)
 
 
+# Threads whose standing after their last run is kept in memory (a few KB each).
+STANDINGS_KEPT = 1024
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where a thread stands: its state values, the node and field it waits on (node
+    "COMPLETED" once finished, None before its first run), and whether a step is still to run
+    (an interrupt waits, or a step was cut short)."""
+
+    values: dict[str, Any]
+    node: str | None
+    asked: str | None
+    pending: bool
+
+    @classmethod
+    def of(cls, snapshot: Any) -> Standing:
+        """From a checkpoint's StateSnapshot."""
+        for task in snapshot.tasks:
+            for intr in task.interrupts:
+                return cls(
+                    snapshot.values or {},
+                    intr.value.get("state"),
+                    intr.value.get("field"),
+                    bool(snapshot.next),
+                )
+        if snapshot.values and not snapshot.next:
+            return cls(snapshot.values, "COMPLETED", None, False)
+        return cls(snapshot.values or {}, None, None, bool(snapshot.next))
+
+    @classmethod
+    def after_run(cls, values: dict[str, Any], interrupts: list[Any]) -> Standing:
+        """From a run's result: it waits at its interrupt, or it finished."""
+        if interrupts:
+            waiting = interrupts[0].value
+            return cls(values, waiting["state"], waiting["field"], True)
+        return cls(values, "COMPLETED", None, False)
+
+
 class TurnSteps:
     """The engine's turn pipeline (mixed into `Engine`)."""
 
@@ -78,58 +117,62 @@ class TurnSteps:
             )
             log.info("chat=%s session=%s started", chat_tag(inbound.chat_id), session.id)
         config = self._config(session.id)
-        snapshot = await self.graph.aget_state(config)
-        node, asked = self._waiting(snapshot)
-        if node is None and snapshot.next and snapshot.values:
+        standing = await self._standing(session.id)
+        node, asked = standing.node, standing.asked
+        if node is None and standing.pending and standing.values:
             # Killed after a step's checkpoint and before its question (the interrupt) was
             # stored: run the pending step, which asks it again, before anything else.
             log.warning("session=%s resumed a step cut short by a crash", session.id)
+            self._standings.pop(session.id, None)
             await self.graph.ainvoke(
                 None,
                 config,
                 context=self._context(inbound, lang),
                 durability=self.settings.intake_durability,
             )
-            snapshot = await self.graph.aget_state(config)
-            node, asked = self._waiting(snapshot)
+            standing = await self._standing(session.id)
+            node, asked = standing.node, standing.asked
         if node == "COMPLETED":
             # Finished while the records did not follow (see repair_finished); never feed a
             # finished thread, which would start the intake over on top of its facts.
-            await self._repair(session.id, snapshot.values)
-            await self._answer_finished(session.id, snapshot.values, inbound, reply)
+            await self._repair(session.id, standing.values)
+            await self._answer_finished(session.id, standing.values, inbound, reply)
             return
-        if self._replays(snapshot.values, inbound):
+        if self._replays(standing.values, inbound):
             # A replay of an input the graph already consumed (a crash came before it was
             # marked processed): answer with where the intake stands, do not feed it again, and
             # write the records in case the crash came before them (the history row of an
             # input is written once).
-            self._prompt(snapshot.values, node, asked, reply)
-            turn = self._history_row(snapshot.values.get("asking"), inbound, reply)
-            await self._write_records(session.id, snapshot.values, node, turn)
+            self._prompt(standing.values, node, asked, reply)
+            turn = self._history_row(standing.values.get("asking"), inbound, reply)
+            await self._write_records(session.id, standing.values, node, turn)
             return
         if reply.alerts and node in ("FACT_COLLECTION", "RE_QUESTION"):
             # A message of danger is not an answer: the question waits, asked gently again.
             reply.add(kn.message("safety_resume", lang))
-            self._prompt(snapshot.values, node, asked, reply)
+            self._prompt(standing.values, node, asked, reply)
             turn = self._history_row(asked, inbound, reply)
-            await self._write_records(session.id, snapshot.values, node, turn)
+            await self._write_records(session.id, standing.values, node, turn)
             return
         user_input = self._precheck(inbound, reply, node, asked)
         if user_input is None:
-            self._prompt(snapshot.values or {}, node or "INIT", asked, reply)
+            self._prompt(standing.values, node or "INIT", asked, reply)
             return
         context = self._context(inbound, lang)
         payload: Any
-        if snapshot.next:
+        if standing.pending:
             payload = Command(resume=user_input)
         else:
             first = None if user_input["kind"] == "start" else user_input
             payload = {"answer": first, "last_input_id": user_input.get("id")}
+        self._standings.pop(session.id, None)  # until the run below has ended well
         result = await self.graph.ainvoke(
             payload, config, context=context, durability=self.settings.intake_durability
         )
         failpoints.reach("after_graph")
         interrupts = result.get("__interrupt__") or []
+        values = {k: v for k, v in result.items() if k != "__interrupt__"}
+        self._keep_standing(session.id, Standing.after_run(values, interrupts))
         if interrupts:
             waiting = interrupts[0].value
             reply.messages += waiting["messages"]
@@ -144,9 +187,8 @@ class TurnSteps:
             reply.progress = round(
                 100 * self.spec.snapshot(kn, result, "COMPLETED")["completion_rate"]
             )
-        values = {k: v for k, v in result.items() if k != "__interrupt__"}
         turn = self._history_row(asked, inbound, reply)
-        before = (snapshot.values or {}, node or "INIT")
+        before = (standing.values, node or "INIT")
         if handling is None or not await self._stage(session, before, values, reply, turn):
             await self._write_records(session.id, values, reply.state, turn)
             failpoints.reach("after_records")
@@ -161,6 +203,25 @@ class TurnSteps:
         calendar, not UTC's: 05:00 in Seoul is still "yesterday" in UTC."""
         now = inbound.at.astimezone(self.settings.zone)
         return Context(knowledge=self.knowledge, brain=self.brain, lang=lang, now=now, kb=self.kb)
+
+    async def _standing(self, thread_id: str) -> Standing:
+        """Where a thread stands: as this process's last run of it left it when that is known
+        to be current, else read from its checkpoint."""
+        known = self._standings.get(thread_id)
+        if known is not None:
+            self._standings.move_to_end(thread_id)
+            return known
+        return Standing.of(await self.graph.aget_state(self._config(thread_id)))
+
+    def _keep_standing(self, thread_id: str, standing: Standing) -> None:
+        """Remember where a run left a thread, when no other process can move it meanwhile
+        (a database of this process's own); the least recently used are let go."""
+        if self.chat_locks.shared:
+            return
+        self._standings[thread_id] = standing
+        self._standings.move_to_end(thread_id)
+        while len(self._standings) > STANDINGS_KEPT:
+            self._standings.popitem(last=False)
 
     async def _stage(
         self,
@@ -273,6 +334,7 @@ class TurnSteps:
             return False
         updates, messages = amended
         config = self._config(session_id)
+        self._standings.pop(session_id, None)
         # Written as the finishing node's output: the thread stays finished, with the change.
         await self.graph.aupdate_state(
             config, {**updates, "last_input_id": inbound.input_id}, as_node="COMPLETED"
@@ -321,6 +383,7 @@ class TurnSteps:
     async def _prune_checkpoints(self, config: dict[str, Any]) -> None:
         """Keep only the last checkpoint of a finished thread (the legal state has no delta
         channels: the last checkpoint holds every value)."""
+        self._standings.pop(config["configurable"]["thread_id"], None)
         await self.checkpoints.prune(config["configurable"]["thread_id"])
 
     def _precheck(

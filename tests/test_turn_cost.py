@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import event
 
 from bot.engine import Engine, Inbound
+from bot.turn import Standing, TurnSteps
 from db import repo
 
 NOW = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)
@@ -92,3 +93,46 @@ def test_case_changes_carry_only_what_changed() -> None:
     assert changes.transition_from is None and changes.finished is None
     moved = repo.case_changes("s1", before, {**after, "state": "RE_QUESTION"}, "FACT_COLLECTION")
     assert moved.transition_from == "FACT_COLLECTION"
+
+
+async def test_an_answer_reads_its_checkpoint_once(engine: Engine) -> None:
+    """Where the intake waits is kept from the turn before: only the graph's own run loads
+    the checkpoint (a look before it read it a second time)."""
+    statements: list[str] = []
+    await engine.handle(said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요", 0))
+    await engine.checkpointer.conn.set_trace_callback(statements.append)
+    reply = await engine.handle(said("올해 6월", 1))
+    await engine.checkpointer.conn.set_trace_callback(None)
+    assert reply.field == "evidence"
+    loads = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert sum("from checkpoints" in s.lower() for s in loads) == 1, loads
+
+
+async def test_the_kept_standing_is_what_the_checkpoint_says(engine: Engine) -> None:
+    """After every kind of turn, the standing kept in memory equals a fresh read."""
+    lines = [
+        "도와주세요",  # too vague: the case type is asked for
+        "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요",
+        "네",  # not a date: asked again
+        "올해 6월",
+        "아 금액은 350만원이에요",  # a correction while another question waits
+        "카톡 있어요",  # the last answer: the intake is complete
+        "아 금액은 400만원이었어요",  # after the summary: an amendment
+    ]
+    kept_after = []
+    for minute, line in enumerate(lines):
+        reply = await engine.handle(said(line, minute))
+        thread = (await repo.chat_view(engine=engine.records, chat_id=CHAT)).latest.id
+        kept = engine._standings.get(thread)
+        fresh = Standing.of(await engine.graph.aget_state(TurnSteps._config(thread)))
+        if kept is not None:
+            assert kept == fresh, line
+            kept_after.append(reply.state)
+    # Kept after every turn of the open intake; a finished thread is pruned and read again.
+    assert kept_after == [
+        "CONFIRM_CASE_TYPE",
+        "FACT_COLLECTION",
+        "RE_QUESTION",
+        "FACT_COLLECTION",
+        "FACT_COLLECTION",
+    ]
