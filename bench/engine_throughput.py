@@ -315,7 +315,7 @@ async def main() -> None:
         help="also on this server instead: fresh databases are made through this URL",
     )
     args = parser.parse_args()
-    sizes = ((1, 120), (args.chats, args.turns))
+    sizes = ((1, 60), (args.chats, args.turns))
     for chats, turns in sizes:
         await measure(chats, turns, args.durability, args.rounds)
     if args.postgres_admin_url:

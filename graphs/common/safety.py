@@ -89,11 +89,15 @@ class SafetyCheck:
 
     def check(self, text: str) -> list[SafetyHit]:
         """Every rule that fires on `text`, most urgent first (the file's order), once each."""
-        clauses = self._clauses(text)
-        if not clauses:
+        terms: list[set[str]] = []
+        guards: list[set[str]] = []
+        for clause in self._clauses(text):
+            found = {n for n, t in self._terms.items() if t.search(clause)}
+            if found:  # a clause naming no term adds nothing, whatever guards it holds
+                terms.append(found)
+                guards.append({n for n, g in self._guards.items() if g.search(clause)})
+        if not terms:
             return []
-        guards = [{n for n, g in self._guards.items() if g.search(c)} for c in clauses]
-        terms = [{n for n, t in self._terms.items() if t.search(c)} for c in clauses]
         hits: list[SafetyHit] = []
         for rule in self.rules.rules:
             unless = set(rule.unless)
