@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import (
@@ -173,9 +174,14 @@ class SubTypeFields(Strict):
     required: list[str | RequiredField] = Field(min_length=1)
     overrides: dict[str, FieldOverride] = {}
 
-    def required_fields(self) -> list[RequiredField]:
-        """Required fields as RequiredField objects, in priority order."""
-        return [RequiredField(key=r) if isinstance(r, str) else r for r in self.required]
+    def required_fields(self) -> tuple[RequiredField, ...]:
+        """Required fields as RequiredField objects, in priority order (made once: the model
+        is frozen, and every turn asks)."""
+        return self._required_fields
+
+    @cached_property
+    def _required_fields(self) -> tuple[RequiredField, ...]:
+        return tuple(RequiredField(key=r) if isinstance(r, str) else r for r in self.required)
 
 
 class K2Fields(Strict):

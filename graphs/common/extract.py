@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime
 from typing import Any
@@ -96,12 +97,17 @@ _AGE_AFTER = re.compile(r"\s?(?:살|세(?!대)|(?i:years?\s+old|yo)\b)")
 _DAY_UNITS = ("일", "days")  # an int field counted in days ("영업정지 2개월" is 60)
 
 
+@functools.cache
+def _whole_word(word: str) -> re.Pattern[str]:
+    """A Latin option word as a whole word, plural allowed (the words are the knowledge's)."""
+    return re.compile(rf"(?<![a-z]){re.escape(word)}(?:e?s)?(?![a-z])")
+
+
 def _spans(lowered: str, word: str) -> list[tuple[int, int]]:
     """Where `word` occurs in the text, not negated right after; Latin words match whole words,
     a plural 's' allowed ("bank statements", "emails")."""
     if _LATIN.search(word):
-        pattern = re.compile(rf"(?<![a-z]){re.escape(word)}(?:e?s)?(?![a-z])")
-        found = [(m.start(), m.end()) for m in pattern.finditer(lowered)]
+        found = [(m.start(), m.end()) for m in _whole_word(word).finditer(lowered)]
     else:
         found, pos = [], lowered.find(word)
         while pos >= 0:
