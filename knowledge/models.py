@@ -25,9 +25,21 @@ EmotionKind = Literal["distress", "anger", "fear", "urgency"]
 
 
 class Strict(BaseModel):
-    """Base model that rejects unknown keys, so a typo in YAML is an error, not a silent default."""
+    """Base model that rejects unknown keys, so a typo in YAML is an error, not a silent default.
+
+    Frozen: what is derived from a model's fields may be kept on it (`cached_property`); a copy
+    made with `model_copy` starts without those, as its fields may differ.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Any:
+        copied = super().model_copy(update=update, deep=deep)
+        for cls in type(self).__mro__:
+            for name, member in vars(cls).items():
+                if isinstance(member, cached_property):
+                    copied.__dict__.pop(name, None)
+        return copied
 
 
 class Text(Strict):
@@ -205,7 +217,18 @@ class K2Fields(Strict):
         return self
 
     def field(self, sub_type: str, key: str) -> FieldSpec:
-        """The field `key` as the sub-type words it (shared definition plus overrides)."""
+        """The field `key` as the sub-type words it (shared definition plus overrides), made
+        once per sub-type and field: the model is frozen, and every turn asks."""
+        merged = self._merged_fields.get((sub_type, key))
+        if merged is None:
+            merged = self._merged_fields[sub_type, key] = self._merge(sub_type, key)
+        return merged
+
+    @cached_property
+    def _merged_fields(self) -> dict[tuple[str, str], FieldSpec]:
+        return {}
+
+    def _merge(self, sub_type: str, key: str) -> FieldSpec:
         base = self.fields[key]
         override = (
             self.sub_types[sub_type].overrides.get(key) if sub_type in self.sub_types else None

@@ -96,3 +96,23 @@ def test_next_field_follows_priority_and_conditions(knowledge) -> None:
     assert "monthly_rent" not in required_keys(k2, "LEASE_DEPOSIT", {"lease_type": "jeonse"})
     answered, total = progress(k2, "LOAN", {**facts, "evidence": False})
     assert (answered, total) == (4, 6)
+
+
+def test_what_is_derived_once_matches_the_fields_and_no_copy_carries_it_over(knowledge) -> None:
+    k2 = knowledge.k2
+    loan = k2.sub_types["LOAN"]
+    assert [r.key for r in loan.required_fields()] == [
+        r if isinstance(r, str) else r.key for r in loan.required
+    ]
+    assert loan.required_fields() is loan.required_fields()  # made once
+    overridden = next((code, key) for code, spec in k2.sub_types.items() for key in spec.overrides)
+    merged = k2.field(*overridden)
+    assert merged is k2.field(*overridden)
+    assert merged != k2.fields[overridden[1]]  # the sub-type's own wording
+    # A changed copy derives from its own fields, not from what the original kept.
+    shorter = loan.model_copy(update={"required": ["amount"]})
+    assert [r.key for r in shorter.required_fields()] == ["amount"]
+    renamed = k2.fields[overridden[1]].model_copy(update={"question": merged.question})
+    other = k2.model_copy(update={"fields": {**k2.fields, overridden[1]: renamed}})
+    assert other.field(*overridden).question == merged.question
+    assert other.field(*overridden) is not merged
