@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/soak.py [--intakes 100] [--concurrency 10] [--seed 1] [--keep]
                                    [--failpoint-share 0.4] [--stuck-seconds 60]
+                                   [--postgres [--processes 2]]
 
 The real `intake-bot run` process talks HTTP to the fake Telegram Bot API
 (`tests.fakes.bot_api.FakeBotApi`) served on 127.0.0.1 in this script's event loop; its data
@@ -25,7 +26,15 @@ First, with no kills, one reference intake per chat slot (each script at least o
 same concurrency: its facts and question-answer rows are what every soak intake of the same
 script must end with (nothing is hard-coded), and its time per intake is the baseline.
 
-Printed, from records.db after a SIGTERM stop: facts lost (expected (key, value) pairs missing or
+`--postgres` puts the records and checkpoints on a temporary PostgreSQL server (tests/postgres.py)
+and runs the bot as `intake-bot run --webhook`; `--processes N` runs N such processes on that one
+database, each with its own port and data directory, the fake posting updates to them round robin
+as a load balancer would (`FakeBotApi.webhook_targets`; an update a dead process did not answer
+2xx is posted again, to the next one). Each process has its own killer: it is SIGKILLed (or dies
+at an armed failpoint) and restarted while the others go on serving; what it stored and did not
+finish is taken over by the others (the inbox sweep) or by its own restart.
+
+Printed, from the records (records.db, or PostgreSQL) after a SIGTERM stop: facts lost (expected (key, value) pairs missing or
 different in the chat's completed intake, else its latest), duplicate question-answer rows
 (chatturn rows of a session whose user_text occurs more often than in the reference), intakes
 stuck (abandoned, or not completed in the records), kills (random / by failpoint) and those that
@@ -42,6 +51,7 @@ import asyncio
 import contextlib
 import os
 import random
+import secrets
 import shutil
 import signal
 import sqlite3
@@ -59,6 +69,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `tests.fakes` is not an installed package
     sys.path.insert(0, str(ROOT))
+
+from telegram_load import free_port, listening  # noqa: E402  (bench/, beside this script)
 
 from knowledge.loader import Knowledge, default_knowledge  # noqa: E402
 from tests.fakes.bot_api import FakeBotApi  # noqa: E402
@@ -243,83 +255,88 @@ class Chat:
         self.events.append(f"{clock:8.2f}s {wall} {what}")
 
 
-class Harness:
-    """The bot process (launch, readiness, kills) and the chats driven against it."""
+class BotProcess:
+    """One `intake-bot run` process (polling, or one of `--processes` webhook processes): its
+    launches, readiness, and the killer that SIGKILLs and restarts it."""
 
-    def __init__(
-        self, fake: SoakBotApi, knowledge: Knowledge, data_dir: Path, args: argparse.Namespace
-    ) -> None:
-        self.fake, self.knowledge, self.data_dir, self.args = fake, knowledge, data_dir, args
-        self.rng = random.Random(args.seed)
-        self.t0 = time.monotonic()
+    def __init__(self, h: Harness, index: int) -> None:
+        self.h, self.index = h, index
         self.proc: subprocess.Popen | None = None
         self.armed: str | None = None
-        self.up = False  # the current process polls and has not been killed
+        self.up = False  # the current process serves and has not been killed
         self.launches = 0
-        self.start_seconds: list[float] = []  # launch to first getUpdates, per launch
-        self.answer_seconds: list[float] = []  # launch to the first bot message, per launch
         self.launched_at = 0.0
         self.sent_at_launch = 0
-        self.kills: list[Kill] = []
-        self.kill_signal = asyncio.Event()
-        self.under_way: dict[int, Chat] = {}
-        self.all_done = asyncio.Event()
-        self.broken = ""  # set when the product cannot be started at all
-        self.log_dir = data_dir.parent / "logs"
-        self.log_dir.mkdir(exist_ok=True)
-        self.completed_text = knowledge.message("completed", "ko")
-        self.error_text = knowledge.message("error", "ko")
-
-    def clock(self) -> float:
-        return time.monotonic() - self.t0
-
-    # --- the process ----------------------------------------------------------------------
+        self.port = free_port() if h.webhook else None
+        self.data_dir = h.data_dir if index == 0 else h.data_dir.parent / f"data{index}"
 
     def env(self, failpoint: str | None) -> dict[str, str]:
+        h = self.h
         env = {k: v for k, v in os.environ.items() if k not in PROXY_VARIABLES}
         env.pop("INTAKE_FAILPOINT", None)
         env.update(
             INTAKE_DATA_DIR=str(self.data_dir),
-            TELEGRAM_BOT_TOKEN=self.fake.token,
-            TELEGRAM_API_URL=f"{self.fake.url}/bot",
+            TELEGRAM_BOT_TOKEN=h.fake.token,
+            TELEGRAM_API_URL=f"{h.fake.url}/bot",
             NO_PROXY="127.0.0.1,localhost",
             no_proxy="127.0.0.1,localhost",
         )
+        if h.database_url:
+            env["INTAKE_DATABASE_URL"] = h.database_url
+        if self.port is not None:
+            env.update(
+                INTAKE_WEBHOOK_URL=h.balancer,
+                INTAKE_WEBHOOK_SECRET=h.secret,
+                INTAKE_WEBHOOK_LISTEN="127.0.0.1",
+                INTAKE_WEBHOOK_PORT=str(self.port),
+            )
         if failpoint:
             env["INTAKE_FAILPOINT"] = failpoint
         return env
 
     def log_path(self, launch: int) -> Path:
-        return self.log_dir / f"bot-{launch:04d}.log"
+        suffix = f"-p{self.index}" if self.h.webhook else ""
+        return self.h.log_dir / f"bot{suffix}-{launch:04d}.log"
+
+    def ready(self, polls: int) -> bool:
+        """Polling: it asked for updates; webhook: its port takes connections."""
+        if self.port is None:
+            return self.h.fake.polls > polls
+        return listening(self.port)
 
     async def launch(self, failpoint: str | None) -> bool:
-        """Start the bot and wait until it polls; False if it does not come up."""
+        """Start the bot and wait until it serves; False if it does not come up."""
+        h = self.h
         self.launches += 1
         self.armed = failpoint
-        polls, self.sent_at_launch = self.fake.polls, self.fake.sent
+        polls, self.sent_at_launch = h.fake.polls, h.fake.sent
         start = self.launched_at = time.monotonic()
+        command = [str(intake_bot()), "run", *(["--webhook"] if self.port else [])]
         with self.log_path(self.launches).open("wb") as log:
             self.proc = subprocess.Popen(
-                [str(intake_bot()), "run"],
+                command,
                 env=self.env(failpoint),
-                cwd=self.data_dir.parent,  # no stray .env of the caller's directory
+                cwd=h.data_dir.parent,  # no stray .env of the caller's directory
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
         while time.monotonic() - start < READY_TIMEOUT:
-            if self.fake.polls > polls:
-                self.start_seconds.append(time.monotonic() - start)
+            if self.ready(polls):
+                h.start_seconds.append(time.monotonic() - start)
                 self.up = True
                 return True
             if self.proc.poll() is not None:
                 break
-            await self.fake.wait_any(0.2)
+            await h.fake.wait_any(0.2)
         if self.proc.poll() is None:
             self.proc.kill()
         await self.reap()
         tail = self.log_path(self.launches).read_text(errors="replace").strip().splitlines()
-        print(f"  ! launch {self.launches} did not come up (rc={self.proc.returncode}):")
+        print(
+            f"  ! process {self.index} launch {self.launches} did not come up "
+            f"(rc={self.proc.returncode}):"
+        )
         for line in tail[-8:]:
             print(f"      {line}")
         return False
@@ -336,8 +353,8 @@ class Harness:
             if await self.launch(failpoint):
                 return
             failpoint = None
-        self.broken = "the bot process did not come up three times in a row"
-        self.all_done.set()
+        self.h.broken = "a bot process did not come up three times in a row"
+        self.h.all_done.set()
 
     async def stop(self) -> int | None:
         """SIGTERM the running process and wait for it."""
@@ -349,62 +366,127 @@ class Harness:
         if rc is None:
             self.proc.kill()
             rc = await self.reap()
-            print("  ! the bot did not stop within 20 s of SIGTERM; killed")
+            print("  ! a bot process did not stop within 20 s of SIGTERM; killed")
         return rc
 
-    def record_kill(self, kind: str) -> None:
-        clock = self.clock()
-        in_flight = [c.chat_id for c in self.under_way.values() if c.in_flight]
-        self.kills.append(Kill(clock, kind, in_flight, list(self.under_way), self.armed))
-        for chat in self.under_way.values():
-            chat.kills += 1
-            chat.log(clock, f"KILL {kind}" + (" (its turn in flight)" if chat.in_flight else ""))
-        self.kill_signal.set()
-        self.kill_signal = asyncio.Event()
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None and self.up
 
     async def killer(self) -> None:
         """Kill the process at random moments (or let an armed failpoint do it), restart it."""
-        while not self.all_done.is_set():
+        h = self.h
+        while not h.all_done.is_set():
             assert self.proc is not None
             sent = self.sent_at_launch
             deadline = time.monotonic() + FIRST_ANSWER_WAIT
             while (
-                self.fake.sent == sent
+                h.fake.sent == sent
                 and time.monotonic() < deadline
                 and self.proc.poll() is None
-                and not self.all_done.is_set()
+                and not h.all_done.is_set()
             ):
-                await self.fake.wait_any(0.2)
-            if self.fake.sent != sent and self.launches > 1:
-                self.answer_seconds.append(self.fake.sent_clock[sent] - self.launched_at)
+                await h.fake.wait_any(0.2)
+            if h.fake.sent != sent and self.launches > 1:
+                h.answer_seconds.append(h.fake.sent_clock[sent] - self.launched_at)
             low, high = FAILPOINT_FALLBACK if self.armed else KILL_DELAY
-            deadline = time.monotonic() + self.rng.uniform(low, high)
+            deadline = time.monotonic() + h.rng.uniform(low, high)
             while (
-                time.monotonic() < deadline
-                and self.proc.poll() is None
-                and not self.all_done.is_set()
+                time.monotonic() < deadline and self.proc.poll() is None and not h.all_done.is_set()
             ):
                 await asyncio.sleep(0.01)
-            if self.all_done.is_set():
+            if h.all_done.is_set():
                 return
             if self.proc.poll() is None:
                 self.proc.send_signal(signal.SIGKILL)
                 self.up = False
-                self.record_kill("random")
+                h.record_kill("random", self.armed)
                 await self.reap()
             else:
                 self.up = False
                 rc = self.proc.returncode
                 logged = "failpoint" in self.log_path(self.launches).read_text(errors="replace")
                 if rc == -signal.SIGKILL and self.armed and logged:
-                    self.record_kill(f"failpoint:{self.armed.split(':')[0]}")
+                    h.record_kill(f"failpoint:{self.armed.split(':')[0]}", self.armed)
                 else:
-                    self.record_kill(f"died rc={rc}")
+                    h.record_kill(f"died rc={rc}", self.armed)
             failpoint = None
-            if self.rng.random() < self.args.failpoint_share:
-                count = self.rng.randint(*FAILPOINT_COUNT)
-                failpoint = f"{self.rng.choice(FAILPOINTS)}:{count}"
+            if h.rng.random() < h.args.failpoint_share:
+                count = h.rng.randint(*FAILPOINT_COUNT)
+                failpoint = f"{h.rng.choice(FAILPOINTS)}:{count}"
             await self.start(failpoint)
+
+
+class Harness:
+    """The bot processes and the chats driven against them."""
+
+    def __init__(
+        self,
+        fake: SoakBotApi,
+        knowledge: Knowledge,
+        data_dir: Path,
+        args: argparse.Namespace,
+        database_url: str | None = None,
+    ) -> None:
+        self.fake, self.knowledge, self.data_dir, self.args = fake, knowledge, data_dir, args
+        self.database_url = database_url
+        self.webhook = args.processes > 1 or args.postgres
+        self.rng = random.Random(args.seed)
+        self.t0 = time.monotonic()
+        self.balancer = f"http://127.0.0.1:{free_port()}/tg"  # nobody listens: the fake balances
+        self.secret = secrets.token_urlsafe(24)
+        self.kills: list[Kill] = []
+        self.kill_signal = asyncio.Event()
+        self.under_way: dict[int, Chat] = {}
+        self.all_done = asyncio.Event()
+        self.broken = ""  # set when the product cannot be started at all
+        self.log_dir = data_dir.parent / "logs"
+        self.log_dir.mkdir(exist_ok=True)
+        self.start_seconds: list[float] = []  # launch to ready, per launch (every process)
+        self.answer_seconds: list[float] = []  # launch to the next bot message, per restart
+        self.bots = [BotProcess(self, n) for n in range(args.processes)]
+        if self.webhook:
+            fake.webhook_targets = [f"http://127.0.0.1:{b.port}/tg" for b in self.bots]
+        self.completed_text = knowledge.message("completed", "ko")
+        self.error_text = knowledge.message("error", "ko")
+
+    def clock(self) -> float:
+        return time.monotonic() - self.t0
+
+    @property
+    def up(self) -> bool:
+        """Some process serves (a chat's wait counts only such time)."""
+        return any(b.up for b in self.bots)
+
+    async def start(self) -> None:
+        """Start every process that is not running (one after another: the first start of
+        each builds its knowledge index)."""
+        for bot in self.bots:
+            if not self.broken and not bot.running():
+                await bot.start()
+
+    async def stop(self) -> int | None:
+        """SIGTERM every process; the first non-zero exit status, else 0."""
+        codes = [await bot.stop() for bot in self.bots]
+        return next((rc for rc in codes if rc), codes[0])
+
+    def kill_all(self) -> None:
+        for bot in self.bots:
+            if bot.proc is not None and bot.proc.poll() is None:  # never leave one running
+                bot.proc.kill()
+                bot.proc.wait(10)
+
+    async def killer(self) -> None:
+        await asyncio.gather(*(bot.killer() for bot in self.bots))
+
+    def record_kill(self, kind: str, armed: str | None) -> None:
+        clock = self.clock()
+        in_flight = [c.chat_id for c in self.under_way.values() if c.in_flight]
+        self.kills.append(Kill(clock, kind, in_flight, list(self.under_way), armed))
+        for chat in self.under_way.values():
+            chat.kills += 1
+            chat.log(clock, f"KILL {kind}" + (" (its turn in flight)" if chat.in_flight else ""))
+        self.kill_signal.set()
+        self.kill_signal = asyncio.Event()
 
     # --- a chat ---------------------------------------------------------------------------
 
@@ -541,54 +623,69 @@ class Outcome:
     inbox: list[str]  # the chat's inbox rows: update id, processed or not, failure if any
 
 
-def read_outcomes(records: Path, chats: list[Chat]) -> dict[int, Outcome]:
+class Records:
+    """The records database the bot wrote: records.db, or PostgreSQL (`url`), read only."""
+
+    def __init__(self, path: Path | None = None, *, url: str | None = None) -> None:
+        self.path, self.url = path, url
+
+    @contextlib.contextmanager
+    def rows(self) -> Any:
+        """A function (sql with ? placeholders, params) -> rows as dicts."""
+        if self.url:
+            import psycopg
+            from psycopg.rows import dict_row
+
+            with psycopg.connect(self.url, row_factory=dict_row) as conn:
+                yield lambda sql, params=(): conn.execute(sql.replace("?", "%s"), params).fetchall()
+            return
+        conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, timeout=30)
+        conn.row_factory = sqlite3.Row
+        try:
+            yield lambda sql, params=(): [dict(r) for r in conn.execute(sql, params).fetchall()]
+        finally:
+            conn.close()
+
+
+def read_outcomes(records: Records, chats: list[Chat]) -> dict[int, Outcome]:
     """Per chat: its completed session (else its latest), facts, user_text counts, inbox."""
-    conn = sqlite3.connect(f"file:{records}?mode=ro", uri=True, timeout=30)
-    conn.row_factory = sqlite3.Row
-    try:
+    with records.rows() as query:
         outcomes = {}
         for chat in chats:
-            rows = conn.execute(
+            rows = query(
                 "select id, status from chatsession where chat_id = ? order by started_at",
                 (chat.chat_id,),
-            ).fetchall()
+            )
             completed = [r for r in rows if r["status"] == "completed"]
-            session, status = (completed or rows or [(None, None)])[-1]
+            last = (completed or rows or [{"id": None, "status": None}])[-1]
+            session, status = last["id"], last["status"]
             facts = {
                 r["key"]: r["value_json"]
-                for r in conn.execute(
+                for r in query(
                     "select key, value_json from casefact where session_id = ?", (session,)
                 )
             }
             answers = Counter(
                 r["user_text"]
-                for r in conn.execute(
-                    "select user_text from chatturn where session_id = ?", (session,)
-                )
+                for r in query("select user_text from chatturn where session_id = ?", (session,))
             )
             inbox = []
-            for r in conn.execute(
+            for r in query(
                 "select * from inboxupdate where chat_id = ? order by update_id", (chat.chat_id,)
             ):
                 done = "processed" if r["processed_at"] else "UNPROCESSED"
-                failure = r["failure"] if "failure" in r.keys() else None
+                failure = r.get("failure")
                 inbox.append(
                     f"{r['update_id']} {done}" + (f" failure={failure}" if failure else "")
                 )
             outcomes[chat.chat_id] = Outcome(session, status, len(rows), facts, answers, inbox)
         return outcomes
-    finally:
-        conn.close()
 
 
-def unprocessed_inbox(records: Path) -> int:
-    conn = sqlite3.connect(f"file:{records}?mode=ro", uri=True, timeout=30)
-    try:
-        return conn.execute(
-            "select count(*) from inboxupdate where processed_at is null"
-        ).fetchone()[0]
-    finally:
-        conn.close()
+def unprocessed_inbox(records: Records) -> int:
+    with records.rows() as query:
+        rows = query("select count(*) as n from inboxupdate where processed_at is null")
+        return rows[0]["n"]
 
 
 def mean(values: list[float]) -> float:
@@ -611,7 +708,9 @@ class Run:
     stop_rc: int | None
 
 
-async def check_reference(h: Harness, reference: list[Chat], records: Path) -> dict[str, Outcome]:
+async def check_reference(
+    h: Harness, reference: list[Chat], records: Records
+) -> dict[str, Outcome]:
     """Per script, the outcome every soak intake must reach; {} (and a report) if it failed."""
     outcomes = read_outcomes(records, reference)
     expected: dict[str, Outcome] = {}
@@ -637,7 +736,7 @@ async def check_reference(h: Harness, reference: list[Chat], records: Path) -> d
     return {}
 
 
-async def exercise(h: Harness, records: Path) -> Run | None:
+async def exercise(h: Harness, records: Records) -> Run | None:
     """Start, reference run, soak with kills, clean stop."""
     fake, args = h.fake, h.args
     print(f"fake Bot API {fake.url}; data {h.data_dir}; starting the bot …", flush=True)
@@ -674,9 +773,9 @@ async def exercise(h: Harness, records: Path) -> Run | None:
     finally:
         h.all_done.set()
         await killer
-    if h.proc is None or h.proc.poll() is not None or not h.up:
+    if not all(bot.running() for bot in h.bots):
         h.all_done.clear()
-        await h.start()  # a clean process drains what a failpoint left behind
+        await h.start()  # clean processes drain what a failpoint left behind
     await h.settle()
     stop_rc = await h.stop()
     return Run(
@@ -768,8 +867,12 @@ def report(h: Harness, run: Run, args: argparse.Namespace) -> int:
     rows += [
         ("  with a failpoint armed", f"{sum(bool(k.armed) for k in h.kills)}", "-"),
         ("kills with a turn in flight", f"{sum(bool(k.in_flight) for k in h.kills)}", "-"),
-        ("restarts", f"{len(h.start_seconds) - 1}", "0"),
-        ("mean restart-to-ready s (polling)", f"{mean(h.start_seconds[1:]):.2f}", "-"),
+        ("restarts", f"{len(h.start_seconds) - len(h.bots)}", "0"),
+        (
+            "mean restart-to-ready s",
+            f"{mean(h.start_seconds[len(h.bots) :]):.2f}",
+            "-",
+        ),
         ("mean restart-to-first-answer s", f"{mean(h.answer_seconds):.2f}", "-"),
         ("first start s (builds the index)", "-", f"{run.first_start:.2f}"),
         ("wall time s", f"{run.soak_wall:.1f}", f"{run.reference_wall:.1f}"),
@@ -820,14 +923,25 @@ def report(h: Harness, run: Run, args: argparse.Namespace) -> int:
 
 async def soak(args: argparse.Namespace, base: Path) -> int:
     data_dir = base / "data"
+    if not args.postgres:
+        return await soak_on(args, data_dir, Records(data_dir / "records.db"))
+    from tests.postgres import PostgresServer
+
+    with PostgresServer() as server:
+        server.create_database("soak")
+        url = server.url("soak")
+        return await soak_on(args, data_dir, Records(url=url), url)
+
+
+async def soak_on(
+    args: argparse.Namespace, data_dir: Path, records: Records, url: str | None = None
+) -> int:
     async with SoakBotApi() as fake:
-        h = Harness(fake, default_knowledge(), data_dir, args)
+        h = Harness(fake, default_knowledge(), data_dir, args, url)
         try:
-            run = await exercise(h, data_dir / "records.db")
+            run = await exercise(h, records)
         finally:
-            if h.proc is not None and h.proc.poll() is None:  # never leave the bot running
-                h.proc.kill()
-                h.proc.wait(10)
+            h.kill_all()
     return 2 if run is None else report(h, run, args)
 
 
@@ -843,7 +957,17 @@ def main() -> None:
         "--stuck-seconds", type=float, default=60.0, help="bot uptime without progress = stuck"
     )
     parser.add_argument("--keep", action="store_true", help="keep the data dir and print its path")
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="records and checkpoints on a temporary PostgreSQL; the bot in webhook mode",
+    )
+    parser.add_argument(
+        "--processes", type=int, default=1, help="bot processes (more than 1 needs --postgres)"
+    )
     args = parser.parse_args()
+    if args.processes < 1 or (args.processes > 1 and not args.postgres):
+        parser.error("--processes N > 1 needs --postgres (SQLite belongs to one process)")
     base = Path(tempfile.mkdtemp(prefix="intake-soak-"))
     code = 2
     try:

@@ -290,9 +290,8 @@ class Engine(TurnSteps, Commands, StaffViews):
         session = await repo.open_session(engine=self.records, chat_id=chat_id)
         if session is None:
             return None, {}, (None, None)
-        snapshot = await self.graph.aget_state({"configurable": {"thread_id": session.id}})
-        where = self._waiting(snapshot)
-        if where[0] == "COMPLETED":
-            await self._repair(session.id, snapshot.values)
+        standing = await self._standing(session.id)
+        if standing.node == "COMPLETED":
+            await self._repair(session.id, standing.values)
             return None, {}, (None, None)
-        return session, snapshot.values or {}, where
+        return session, standing.values, (standing.node, standing.asked)

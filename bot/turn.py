@@ -106,7 +106,7 @@ class TurnSteps:
                 latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
         if session is None:
             if latest is not None and latest.status == "completed":
-                values = (await self.graph.aget_state(self._config(latest.id))).values or {}
+                values = (await self._standing(latest.id)).values
                 await self._answer_finished(latest.id, values, inbound, reply)
                 return
             session = await repo.create_session(
@@ -357,7 +357,7 @@ class TurnSteps:
         latest = view.latest
         if latest is None:
             return False
-        return self._replays((await self.graph.aget_state(self._config(latest.id))).values, inbound)
+        return self._replays((await self._standing(latest.id)).values, inbound)
 
     async def repair_finished(self) -> int:
         """Write the records of every intake that finished in its checkpoint but not in them.
