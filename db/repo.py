@@ -7,11 +7,11 @@ import functools
 import json
 import uuid
 import weakref
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import BigInteger, Engine, bindparam, delete, func, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -47,6 +47,9 @@ SESSION_TABLES = (
     ChatTurn,
     CaseMaster,
 )
+
+
+T = TypeVar("T")
 
 
 def _dumps(value: Any) -> str:
@@ -148,15 +151,12 @@ async def inbox_add_batch(
     """
     if not updates:
         return set()
-    async with _writing(engine) as db:
-        ids = [update_id for update_id, *_ in updates]
-        known = set(
-            (
-                await db.exec(
-                    select(InboxUpdate.update_id).where(col(InboxUpdate.update_id).in_(ids))
-                )
-            ).all()
-        )
+    ids = [update_id for update_id, *_ in updates]
+    insert = _insert(engine, InboxUpdate)
+
+    def store(conn: Any) -> set[int]:
+        query = select(InboxUpdate.update_id).where(col(InboxUpdate.update_id).in_(ids))
+        known = set(conn.execute(query).scalars())
         now = utcnow()
         new = {}
         for update_id, chat_id, payload, failure in updates:
@@ -171,9 +171,10 @@ async def inbox_add_batch(
                 "failure": failure,
             }
         if new:
-            await db.exec(_insert(engine, InboxUpdate).values(list(new.values())))
-        await db.commit()
-    return set(new)
+            conn.execute(insert, list(new.values()))
+        return set(new)
+
+    return await _in_one_transaction(engine, store)
 
 
 async def inbox_add(
@@ -197,13 +198,12 @@ async def inbox_mark_processed(*, engine: AsyncEngine, update_id: int) -> None:
     The payload (the person's words, name and username) is dropped: only a pending update needs
     it, and the row itself stays to recognise a second delivery of the same update.
     """
-    async with _writing(engine) as db:
-        row = await db.get(InboxUpdate, update_id)
-        if row is not None and row.processed_at is None:
-            row.processed_at = utcnow()
-            row.payload_json = "{}"
-            db.add(row)
-            await db.commit()
+    stmt = (
+        update(InboxUpdate)
+        .where(col(InboxUpdate.update_id) == update_id, col(InboxUpdate.processed_at).is_(None))
+        .values(processed_at=utcnow(), payload_json="{}")
+    )
+    await _execute_in_one_transaction(engine, [(stmt, {})])
 
 
 async def inbox_mark_failed(*, engine: AsyncEngine, update_id: int, reason: str) -> None:
@@ -807,25 +807,33 @@ async def write_turn(
 
 
 async def _execute_in_one_transaction(engine: AsyncEngine, work: list[tuple[Any, Any]]) -> None:
-    """Run (statement, parameters) pairs in one transaction. With SQLite, in one call to a
-    worker thread on a plain sqlite3 connection (each statement through aiosqlite would be a
-    thread hop of its own); with PostgreSQL, on the async connection."""
+    """Run (statement, parameters) pairs in one transaction (see `_in_one_transaction`)."""
     if not work:
         return
+
+    def run(conn: Any) -> None:
+        for stmt, params in work:
+            conn.execute(stmt, params)
+
+    await _in_one_transaction(engine, run)
+
+
+async def _in_one_transaction(engine: AsyncEngine, work: Callable[[Any], T]) -> T:
+    """`work(connection)` in one transaction, its result returned. With SQLite, in one call
+    to a worker thread on a plain sqlite3 connection (each statement through aiosqlite would be
+    a thread hop of its own), one writer of this process at a time; with PostgreSQL, on the
+    async connection (`run_sync`)."""
     sync = _SYNC_ENGINES.get(engine)
     if sync is None:
         async with engine.begin() as conn:
-            for stmt, params in work:
-                await conn.execute(stmt, params)
-        return
+            return await conn.run_sync(work)
 
-    def run() -> None:
+    def run() -> T:
         with sync.begin() as conn:
-            for stmt, params in work:
-                conn.execute(stmt, params)
+            return work(conn)
 
     async with _write_lock(engine):
-        await asyncio.to_thread(run)
+        return await asyncio.to_thread(run)
 
 
 def _case_work(the: TurnStatements, case: CaseChanges, now: datetime) -> list[tuple[Any, Any]]:
