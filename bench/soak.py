@@ -332,7 +332,13 @@ class BotProcess:
         if self.proc.poll() is None:
             self.proc.kill()
         await self.reap()
-        tail = self.log_path(self.launches).read_text(errors="replace").strip().splitlines()
+        log_text = self.log_path(self.launches).read_text(errors="replace")
+        if self.proc.returncode == -signal.SIGKILL and failpoint and "failpoint" in log_text:
+            # Died where armed while finishing what it had recovered, before it served: that
+            # is the kill it was armed for, not a failed start.
+            h.record_kill(f"failpoint:{failpoint.split(':')[0]}", failpoint)
+            return False
+        tail = log_text.strip().splitlines()
         print(
             f"  ! process {self.index} launch {self.launches} did not come up "
             f"(rc={self.proc.returncode}):"
