@@ -286,15 +286,17 @@ async def latest_session(*, engine: AsyncEngine, chat_id: int) -> ChatSession | 
 async def create_session(
     *, engine: AsyncEngine, chat_id: int, user_id: int | None, domain: str = "legal"
 ) -> ChatSession:
-    """Start a new session for the chat."""
+    """Start a new session for the chat: its row, its case and its first transition, in one
+    transaction of Core statements (the ORM's flush and refresh cost more than the writes)."""
     session = ChatSession(id=uuid.uuid4().hex, chat_id=chat_id, user_id=user_id, domain=domain)
-    async with _writing(engine) as db:
-        db.add(session)
-        await db.flush()  # the session row first: the others refer to it
-        db.add(CaseMaster(session_id=session.id))
-        db.add(StateTransition(session_id=session.id, from_state=None, to_state="INIT"))
-        await db.commit()
-        await db.refresh(session)
+    master = CaseMaster(session_id=session.id)
+    start = StateTransition(session_id=session.id, from_state=None, to_state="INIT")
+    work = [
+        (_insert(engine, ChatSession), session.model_dump()),  # the session row first: the others
+        (_insert(engine, CaseMaster), master.model_dump(exclude={"id"})),  # refer to it
+        (_insert(engine, StateTransition), start.model_dump(exclude={"id"})),
+    ]
+    await _execute_in_one_transaction(engine, work)
     return session
 
 

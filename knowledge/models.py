@@ -155,6 +155,18 @@ class FieldSpec(Strict):
             raise ValueError("only a yesno field has says/answers (an int field: says.deny = 0)")
         return self
 
+    @cached_property
+    def option_words(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each option's value with its words (labels and synonyms) in lower case, made once:
+        every answer to a choice field is matched against them."""
+        return tuple(
+            (
+                option.value,
+                tuple(w.lower() for w in (option.label.ko, option.label.en, *option.synonyms) if w),
+            )
+            for option in self.options
+        )
+
     @model_validator(mode="after")
     def _options_for_choices(self) -> FieldSpec:
         if self.kind in ("choice", "multi_choice") and not self.options:

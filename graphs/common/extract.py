@@ -103,10 +103,15 @@ def _whole_word(word: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z]){re.escape(word)}(?:e?s)?(?![a-z])")
 
 
+@functools.cache
+def _is_latin(word: str) -> bool:
+    return _LATIN.search(word) is not None
+
+
 def _spans(lowered: str, word: str) -> list[tuple[int, int]]:
     """Where `word` occurs in the text, not negated right after; Latin words match whole words,
     a plural 's' allowed ("bank statements", "emails")."""
-    if _LATIN.search(word):
+    if _is_latin(word):
         found = [(m.start(), m.end()) for m in _whole_word(word).finditer(lowered)]
     else:
         found, pos = [], lowered.find(word)
@@ -285,10 +290,11 @@ class FactExtractor:
         A mention inside a longer mention of another option does not count: "medical
         certificate" is a medical record, not also a certificate.
         """
-        spans: dict[str, list[tuple[int, int]]] = {}
-        for option in spec.options:
-            words = [option.label.ko, option.label.en, *option.synonyms]
-            spans[option.value] = [s for w in words if w for s in _spans(lowered, w.lower())]
+        spans = {
+            value: [s for w in words for s in _spans(lowered, w)]
+            for value, words in spec.option_words
+        }
+        spans = {value: own for value, own in spans.items() if own}  # most options: not said
         found = []
         for value, own in spans.items():
             longer = [o for other, os in spans.items() if other != value for o in os]
@@ -305,11 +311,11 @@ class FactExtractor:
     def _head_option(spec: FieldSpec, lowered: str, matches: list[str]) -> list[str]:
         """Of two options named side by side, the second is the head of the phrase and the
         first its modifier: "회사 단톡방" is a group chat, "work group chat" too."""
-        spans = {}
-        for option in spec.options:
-            if option.value in matches:
-                words = [option.label.ko, option.label.en, *option.synonyms]
-                spans[option.value] = [s for w in words if w for s in _spans(lowered, w.lower())]
+        spans = {
+            value: [s for w in words for s in _spans(lowered, w)]
+            for value, words in spec.option_words
+            if value in matches
+        }
         first, second = matches
         for a, b in ((first, second), (second, first)):
             if any(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -695,18 +696,36 @@ _KO_NEGATED_AFTER = re.compile(r"^(?:지\s?(?:도|는|가)?\s?(?:않|못)|진\s?
 _EN_NEGATED_BEFORE = re.compile(r"(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+)?$")
 
 
+@functools.cache
+def _phrase_form(phrase: str) -> tuple[re.Pattern[str] | None, str]:
+    """(whole-word pattern, None) for an English phrase, (None, the phrase without spaces) for a
+    Korean one: made once per phrase of the knowledge."""
+    phrase = phrase.lower()
+    if _LATIN_WORD.search(phrase):
+        return re.compile(rf"(?<![a-z']){re.escape(phrase)}(?![a-z])"), phrase
+    return None, _SPACES.sub("", phrase)
+
+
+@functools.lru_cache(maxsize=64)
+def _squeezed(text: str) -> str:
+    """The text without spaces (one message is searched for many phrases)."""
+    return _SPACES.sub("", text)
+
+
+_SPACES = re.compile(r"\s+")
+
+
 def _phrase_spans(text: str, phrase: str) -> list[tuple[int, int]]:
     """Where a phrase is said, not negated: Korean ignoring spaces ("못 받았" = "못받았") and not
     after 안/못 or before 지 않/지 못; English as whole words, not after not/n't/never/no."""
-    phrase = phrase.lower()
-    if _LATIN_WORD.search(phrase):
-        pattern = re.compile(rf"(?<![a-z']){re.escape(phrase)}(?![a-z])")
+    pattern, target = _phrase_form(phrase)
+    if pattern is not None:
         return [
             m.span()
             for m in pattern.finditer(text)
             if not _EN_NEGATED_BEFORE.search(text[: m.start()])
         ]
-    squeezed, target = re.sub(r"\s+", "", text), re.sub(r"\s+", "", phrase)
+    squeezed = _squeezed(text)
     spans, pos = [], squeezed.find(target)
     while pos >= 0:
         end = pos + len(target)

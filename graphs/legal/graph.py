@@ -6,6 +6,10 @@ INIT → CASE_CLASSIFICATION (→ CONFIRM_CASE_TYPE)* → FACT_COLLECTION → VA
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 from langgraph.graph import END, START, StateGraph
 
 from graphs.common.context import Context
@@ -13,6 +17,17 @@ from graphs.legal import nodes, routing
 from graphs.legal.state import LegalState
 
 NAME = "legal"
+
+
+def on_loop(route: Callable[[LegalState], Any]) -> Callable[[LegalState], Awaitable[Any]]:
+    """A pure route run on the event loop: LangGraph runs a plain function of an async graph in
+    a worker thread, a hop that cost more than the route itself (its Literal is kept)."""
+
+    @functools.wraps(route)
+    async def run(state: LegalState) -> Any:
+        return route(state)
+
+    return run
 
 
 def build_graph() -> StateGraph:
@@ -28,11 +43,11 @@ def build_graph() -> StateGraph:
     graph.add_node("COMPLETED", nodes.close_intake)
 
     graph.add_edge(START, "INIT")
-    graph.add_conditional_edges("INIT", routing.route_after_init)
-    graph.add_conditional_edges("CASE_CLASSIFICATION", routing.route_after_classification)
-    graph.add_conditional_edges("CONFIRM_CASE_TYPE", routing.route_after_confirmation)
-    graph.add_conditional_edges("FACT_COLLECTION", routing.route_after_collection)
-    graph.add_conditional_edges("VALIDATION", routing.route_after_validation)
+    graph.add_conditional_edges("INIT", on_loop(routing.route_after_init))
+    graph.add_conditional_edges("CASE_CLASSIFICATION", on_loop(routing.route_after_classification))
+    graph.add_conditional_edges("CONFIRM_CASE_TYPE", on_loop(routing.route_after_confirmation))
+    graph.add_conditional_edges("FACT_COLLECTION", on_loop(routing.route_after_collection))
+    graph.add_conditional_edges("VALIDATION", on_loop(routing.route_after_validation))
     graph.add_edge("RE_QUESTION", "VALIDATION")
     graph.add_edge("SUMMARY", "COMPLETED")
     graph.add_edge("COMPLETED", END)
