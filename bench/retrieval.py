@@ -7,7 +7,8 @@ chunked; a hit counts for the document it came from). Query sets:
 - MedQuAD dev questions (English; the answer is the document with the same `id`), `--limit`
   of them, spread evenly over the file (0 = all);
 - bench/data/ko_medical_questions.jsonl: Korean questions whose answers are MedQuAD documents
-  (cross-lingual);
+  (cross-lingual), as written and bridged (`graphs.common.bridge`: the English names of the
+  conditions, symptoms and medicines they name, from the product's medical lexicon, appended);
 - bench/data/ko_legal_questions.jsonl: Korean legal questions over K3 (the answer is the
   sub-type's K3 entry in either language).
 Prints Recall@1/5/10, MRR@10, focus-level hit rate@10 (a document with the gold focus in the top
@@ -28,6 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from graphs.common.bridge import bridge_query  # noqa: E402
+from graphs.common.slots import SlotExtractor  # noqa: E402
 from knowledge.documents import knowledge_documents  # noqa: E402
 from knowledge.embedding import default_embedding  # noqa: E402
 from knowledge.index import KnowledgeIndex  # noqa: E402
@@ -144,6 +147,10 @@ def main() -> None:
     ko_med = read_jsonl(ROOT / "bench" / "data" / "ko_medical_questions.jsonl")
     results = evaluate(index, ko_med, "medquad", lambda q: {q["id"]}, lambda q: q["focus"])
     print_table("Korean medical questions over MedQuAD (cross-lingual)", len(ko_med), results)
+    extractor = SlotExtractor()
+    bridged = [{**q, "question": bridge_query(q["question"], extractor)} for q in ko_med]
+    results = evaluate(index, bridged, "medquad", lambda q: {q["id"]}, lambda q: q["focus"])
+    print_table("The same, bridged by the medical lexicon (당뇨 → diabetes)", len(ko_med), results)
 
     ko_legal = read_jsonl(ROOT / "bench" / "data" / "ko_legal_questions.jsonl")
     results = evaluate(
