@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from knowledge.models import Strict  # unknown keys are errors; frozen
 
 LEXICON_PATH = Path(__file__).resolve().parent / "medical" / "lexicon.yaml"
 
@@ -75,12 +77,6 @@ def _check_patterns(patterns: tuple[str, ...]) -> tuple[str, ...]:
         except re.error as exc:
             raise ValueError(f"bad pattern {pattern!r}: {exc}") from exc
     return patterns
-
-
-class Strict(BaseModel):
-    """Base model: unknown keys are errors (a typo in YAML must not pass silently); frozen."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class Forms(Strict):
