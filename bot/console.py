@@ -68,6 +68,7 @@ def reply_json(reply: Reply) -> str:
             "field": reply.field,
             "progress": reply.progress,
             "state": reply.state,
+            "alerts": [hit.code for hit in reply.alerts],  # safety rules the input fired
         },
         ensure_ascii=False,
     )

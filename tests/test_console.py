@@ -135,3 +135,17 @@ def test_parse_command_takes_an_empty_or_bare_slash_as_an_unknown_command() -> N
     nested = parse_line("[" * 50_000, 1)
     assert nested.kind == "text"
     assert parse_line("{" * 50_000 + "}" * 50_000, 1).kind == "text"
+
+
+@pytest.mark.slow
+def test_jsonl_lines_carry_the_safety_rules_each_input_fired(tmp_path: Path) -> None:
+    out = run_chat(
+        tmp_path,
+        [
+            "생후 2개월 아기가 열이 38도예요",
+            "친구한테 300만원 빌려줬는데 안 갚아요",
+            "땅콩 먹고 입술이 퉁퉁 부었어요",
+        ],
+    )
+    assert [line["alerts"] for line in out] == [["INFANT_FEVER"], [], ["ANAPHYLAXIS"]]
+    assert "119" in out[0]["messages"][0]["text"]  # what to do now comes first
