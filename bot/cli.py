@@ -41,7 +41,7 @@ async def _chat(settings: Settings, args: argparse.Namespace) -> None:
 
     engine = await Engine.open(settings)
     try:
-        await run_console(engine, chat_id=args.chat_id, jsonl=args.jsonl)
+        await run_console(engine, chat_id=args.chat_id, jsonl=args.jsonl, domain=args.domain)
     finally:
         await engine.close()
 
@@ -234,6 +234,12 @@ def main(argv: list[str] | None = None) -> int:
     chat = sub.add_parser("chat", help="offline console chat with the same engine and database")
     chat.add_argument("--jsonl", action="store_true", help="one JSON line out for each line in")
     chat.add_argument("--chat-id", type=int, default=1, help="conversation to use (default 1)")
+    chat.add_argument(
+        "--domain",
+        choices=["legal", "medical"],
+        help="start in the legal intake or the medical assistant (default: ask, or follow the "
+        "first message)",
+    )
     exp = sub.add_parser("export", help="export intake summaries")
     exp.add_argument("--format", choices=["json", "csv", "md"], default="json")
     exp.add_argument(

@@ -31,6 +31,7 @@ class Commands:
             handling.fresh = False
             if forgotten:
                 handling.lang = None
+                handling.forgotten = True
 
     async def _start_new(self, inbound: Inbound, reply: Reply) -> None:
         """Close any open intake and start a fresh one with the greeting."""
@@ -81,6 +82,8 @@ class Commands:
                     [
                         {"label": kn.message("btn_new_confirm", lang), "data": "cmd:restart"},
                         {"label": kn.message("btn_new_keep", lang), "data": "cmd:continue"},
+                        # or switch to the medical assistant, the intake kept as it is
+                        {"label": kn.message("btn_domain_medical", lang), "data": "domain:medical"},
                     ],
                 )
                 reply.state, reply.keeps_question = where[0], True

@@ -102,6 +102,7 @@ async def run_console(
     *,
     chat_id: int,
     jsonl: bool,
+    domain: str | None = None,
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
 ) -> None:
@@ -111,11 +112,14 @@ async def run_console(
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
     choices: list[dict[str, str]] = []
+    if domain is not None and jsonl:  # chosen before the first line, with no output line of its own
+        await engine.use_domain(chat_id, domain)
     if not jsonl:
         stdout.write(
             "intake-bot console — type your answer, a number to pick a choice, /help, Ctrl-D to quit\n"
         )
-        choices = print_human(await _answer(engine, parse_command("/start", chat_id)), stdout)
+        start = "/start" if domain is None else f"/start {domain}"
+        choices = print_human(await _answer(engine, parse_command(start, chat_id)), stdout)
     while True:
         if not jsonl:
             stdout.write("\n> ")

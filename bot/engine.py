@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.alerts import SafetyDesk
 from bot.commands import Commands
 from bot.config import Settings
+from bot.medical import MedicalSteps
 from bot.messages import (
     CONTROL_PREFIXES,
     Document,
@@ -38,6 +39,7 @@ from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.rules_brain import RulesBrain
 from graphs.common.text import detect_lang
+from graphs.medical.graph import build_graph as build_medical_graph
 from graphs.registry import GRAPHS, GraphSpec
 from knowledge.kb import KnowledgeBase, open_index
 from knowledge.korean import get_kiwi
@@ -48,7 +50,7 @@ __all__ = ["Document", "Engine", "Inbound", "Reply", "chat_tag"]  # the channels
 log = logging.getLogger(__name__)
 
 
-class Engine(TurnSteps, Commands, StaffViews):
+class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
     """Runs intakes for every chat on one checkpointer and one records database."""
 
     def __init__(
@@ -71,6 +73,8 @@ class Engine(TurnSteps, Commands, StaffViews):
         self.kb = kb or KnowledgeBase(knowledge)
         self.spec: GraphSpec = GRAPHS[domain]
         self.graph = self.spec.build().compile(checkpointer=self.checkpointer)
+        # The medical assistant: its own graph and thread per chat, on the same checkpointer.
+        self.medical_graph = build_medical_graph().compile(checkpointer=self.checkpointer)
         self.safety = SafetyDesk(knowledge, settings.admins)
         self.chat_locks = ChatLocks(records)  # a chat's turns one at a time, across processes
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -172,16 +176,54 @@ class Engine(TurnSteps, Commands, StaffViews):
             and await self._is_replay(inbound, view)
         ):  # an answer the intake took before a crash: answered as a replay (never fed
             refusal = None  # again); a steering button is never let through this way
+        domain = view.domain
         if refusal is not None:
             await self._refuse_press(inbound, refusal, reply)
         elif inbound.kind == "command":
-            await self._command(inbound, reply)
+            await self._domain_command(inbound, reply, view)
+        elif inbound.kind == "choice" and inbound.data.startswith("domain:"):
+            await self._domain_button(inbound, reply)
         elif inbound.kind == "choice" and inbound.data.startswith(CONTROL_PREFIXES):
             await self._control_button(inbound, reply)
+        elif inbound.kind == "choice" and inbound.data.startswith("m:"):
+            await self._medical_button(inbound, reply)
         else:
-            await self._turn(inbound, reply)
+            if domain is None and inbound.kind in ("text", "file"):
+                if view.open is None:  # a chat's first words choose where they go
+                    domain = self._first_domain(inbound)
+                    await self._set_domain(inbound.chat_id, domain, reply.lang)
+            if domain == "medical":
+                await self._medical_turn(inbound, reply)
+            else:
+                await self._turn(inbound, reply)
         if reply.alerts:
             await self._raise_alerts(inbound, reply)
+
+    async def _domain_command(self, inbound: Inbound, reply: Reply, view: repo.ChatView) -> None:
+        """/start and /new choose or switch the domain; other commands act on the domain in
+        use (the medical ones first when it is medical)."""
+        name, args = inbound.command.lower(), [a.lower() for a in inbound.args]
+        wanted = next((a for a in args if a in ("legal", "medical")), None)
+        if name in ("start", "new") and wanted is not None:
+            await self._set_domain(inbound.chat_id, wanted, reply.lang)
+            if wanted == "medical":
+                await self._medical_start(inbound, reply)
+            else:
+                await self._command(inbound, reply)
+            return
+        if name == "start" and view.domain is None and view.open is None:
+            self._offer_domains(reply)
+            return
+        if name == "start" and view.domain == "medical":
+            await self._medical_start(inbound, reply)
+            return
+        if name == "new" and view.domain == "medical":
+            current = self.knowledge.message("domain_medical_name", reply.lang)
+            self._offer_domains(reply, "switch_domain", current=current)
+            return
+        if view.domain == "medical" and await self._medical_command(inbound, reply):
+            return
+        await self._command(inbound, reply)
 
     @staticmethod
     def _said(inbound: Inbound) -> str:
@@ -193,13 +235,18 @@ class Engine(TurnSteps, Commands, StaffViews):
         return ""
 
     async def _raise_alerts(self, inbound: Inbound, reply: Reply) -> None:
-        """Record the safety alerts of this input and queue the staff notices."""
-        latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
+        """Record the safety alerts of this input (on the medical profile when the chat is in
+        the medical domain, else on its latest intake) and queue the staff notices."""
+        if reply.state == "MEDICAL":
+            session_id: str | None = await self._profile_id(inbound.chat_id) or None
+        else:
+            latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
+            session_id = latest.id if latest else None
         reply.notices += await self.safety.record(
             self.records,
             chat_id=inbound.chat_id,
             chat_label=chat_tag(inbound.chat_id),
-            session_id=latest.id if latest else None,
+            session_id=session_id,
             input_id=inbound.input_id,
             hits=reply.alerts,
             at=inbound.at.astimezone(self.settings.zone),

@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from db import repo
+from db import medical_repo, repo
 
 EXPORT_KEYS = (
     "session_id",
@@ -30,6 +30,9 @@ EXPORT_KEYS = (
     "created_at",
     "completed_at",
 )
+# What a medical row adds (a legal row has them empty): whom it is about, the remembered
+# profile and the questions asked with their sources (db/medical_repo.profile_data).
+MEDICAL_KEYS = ("subject", "profile", "questions")
 
 
 async def collect(
@@ -37,11 +40,14 @@ async def collect(
     engine: AsyncEngine,
     include_open: bool,
     deadlines_of: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
+    medical_summary: Callable[[Any, list[dict[str, Any]]], Awaitable[str | None]] | None = None,
 ) -> list[dict[str, Any]]:
     """Completed intakes (and open and cancelled ones, with their missing fields, when
-    `include_open`), safety alerts first, then those with a deadline within 30 days.
+    `include_open`) and every medical profile, safety alerts first, then those with a
+    deadline within 30 days.
 
-    `deadlines_of` works out a record's deadlines (due dates as of today) from its facts.
+    `deadlines_of` works out a record's deadlines (due dates as of today) from its facts;
+    `medical_summary` writes a profile's pre-visit summary as of now.
     """
     statuses = ["completed", "open", "cancelled"] if include_open else ["completed"]
     sessions = await repo.list_sessions(engine=engine, statuses=statuses)
@@ -53,7 +59,19 @@ async def collect(
         record["deadlines"] = deadlines_of(record) if deadlines_of else []
         record["urgent"] = any(d["urgent"] for d in record["deadlines"])
         rows.append(
-            {key: record[key] for key in EXPORT_KEYS} | {"evidence_files": record["evidence_files"]}
+            {key: record[key] for key in EXPORT_KEYS}
+            | {"evidence_files": record["evidence_files"]}
+            | dict.fromkeys(MEDICAL_KEYS)
+        )
+    for profile in await medical_repo.list_profiles(engine=engine):
+        record = await medical_repo.profile_record(engine=engine, profile=profile)
+        if medical_summary is not None:
+            record["summary_text"] = await medical_summary(profile, record["alerts"])
+        rows.append(
+            {key: record.get(key) for key in EXPORT_KEYS}
+            | {"evidence_files": [], "facts": {}, "facts_detail": {}, "missing_fields": []}
+            | {"urgent": False, "deadlines": [], "completed_at": None}
+            | {key: record[key] for key in MEDICAL_KEYS}
         )
     # Sessions with a safety alert first: staff look at them before anything else; then
     # those with a deadline close by.
@@ -67,7 +85,7 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
         return json.dumps(rows, ensure_ascii=False, indent=2)
     if fmt == "csv":
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=[*EXPORT_KEYS, "evidence_files"])
+        writer = csv.DictWriter(out, fieldnames=[*EXPORT_KEYS, "evidence_files", *MEDICAL_KEYS])
         writer.writeheader()
         for row in rows:
             writer.writerow(
@@ -80,7 +98,8 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
     if fmt == "md":
         parts = []
         for row in rows:
-            parts.append(f"## {_case_title(row)} · {row['status']} · chat {row['chat_id']}")
+            title = "medical" if row["domain"] == "medical" else _case_title(row)
+            parts.append(f"## {title} · {row['status']} · chat {row['chat_id']}")
             parts.append(
                 f"- session: `{row['session_id']}`  created: {row['created_at']}"
                 f"  completed: {row['completed_at'] or '-'}"
@@ -98,9 +117,10 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
             if row["missing_fields"]:
                 parts.append(f"- missing: {', '.join(row['missing_fields'])}")
             parts.append("")
+            shown = row["profile"] if row["domain"] == "medical" else row["facts"]
             parts.append(
                 row["summary_text"]
-                or "```\n" + json.dumps(row["facts"], ensure_ascii=False, indent=2) + "\n```"
+                or "```\n" + json.dumps(shown, ensure_ascii=False, indent=2) + "\n```"
             )
             parts.append("")
         return "\n".join(parts)

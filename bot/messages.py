@@ -20,7 +20,7 @@ def chat_tag(chat_id: int) -> str:
 MAX_INPUT_CHARS = 4000  # longer messages are cut, and the person is told
 RECORD_RETRIES = (0.05, 0.2, 0.5)  # back-off between attempts to write the records
 EXPORT_FORMATS = ("json", "csv", "md")
-CONTROL_PREFIXES = ("cmd:", "lang:")  # buttons that steer the conversation, not answers
+CONTROL_PREFIXES = ("cmd:", "lang:", "domain:")  # buttons that steer the conversation, not answers
 
 InboundKind = Literal["text", "choice", "command", "file", "unsupported", "edited", "start"]
 

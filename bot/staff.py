@@ -14,7 +14,8 @@ from bot.messages import (
     Reply,
     chat_tag,
 )
-from db import repo
+from db import medical_repo, repo
+from graphs.medical import records as medical_records
 
 log = logging.getLogger("bot.engine")
 
@@ -34,6 +35,34 @@ class StaffViews:
             for d in found
         ]
 
+    async def medical_summary(
+        self, profile: Any, alerts: list[dict[str, Any]], lang: str
+    ) -> str | None:
+        """A medical profile's pre-visit summary as of now (from its graph state)."""
+        values = (await self.medical_graph.aget_state(self._config(profile.id))).values or {}
+        now = datetime.now(self.settings.zone)
+        return medical_records.summary_text(self.knowledge, values, alerts, lang, now)
+
+    async def _profile_alerts(self, profiles: list[Any]) -> dict[str, list[dict]]:
+        return await repo.alerts_for(engine=self.records, session_ids=[p.id for p in profiles])
+
+    def _medical_lines(self, profiles: list[Any], alerts: dict[str, list[dict]], lang: str) -> str:
+        """/sessions' medical part: profiles with a red flag first, then by last activity."""
+        kn = self.knowledge
+        ordered = sorted(profiles, key=lambda p: not alerts.get(p.id))
+        lines = [kn.message("sessions_medical_header", lang, count=len(profiles))]
+        for p in ordered[:50]:
+            line = kn.message(
+                "sessions_medical_line",
+                lang,
+                chat=p.chat_id,
+                updated=p.updated_at.strftime("%Y-%m-%d %H:%M"),
+            )
+            if alerts.get(p.id):
+                line += f" | {kn.message('sessions_risk', lang)}"
+            lines.append(line)
+        return "\n".join(lines)
+
     async def _admin(self, inbound: Inbound, reply: Reply) -> None:
         """/export and /sessions, for ADMIN_IDS only; anyone else learns nothing."""
         kn, lang = self.knowledge, reply.lang
@@ -46,8 +75,12 @@ class StaffViews:
         await self.repair_finished()  # staff never see a finished intake as open
         if inbound.command.lower() == "sessions":
             sessions = await repo.list_sessions(engine=self.records, statuses=["open"])
-            if not sessions:
+            profiles = await medical_repo.list_profiles(engine=self.records)
+            if not sessions and not profiles:
                 reply.add(kn.message("sessions_none", lang))
+                return
+            if not sessions:
+                reply.add(self._medical_lines(profiles, await self._profile_alerts(profiles), lang))
                 return
             alerts = await repo.alerts_for(
                 engine=self.records, session_ids=[s.id for s in sessions]
@@ -83,6 +116,10 @@ class StaffViews:
                 if urgent[s.id] is not None:
                     line += f" | {kn.message('sessions_urgent', lang, days=urgent[s.id])}"
                 lines.append(line)
+            if profiles:
+                lines.append(
+                    self._medical_lines(profiles, await self._profile_alerts(profiles), lang)
+                )
             reply.add("\n".join(lines))
             return
         args = [a.lower() for a in inbound.args]
@@ -91,6 +128,7 @@ class StaffViews:
             engine=self.records,
             include_open="all" in args,
             deadlines_of=lambda record: self.deadlines_of(record, lang),
+            medical_summary=lambda profile, alerts: self.medical_summary(profile, alerts, lang),
         )
         if not rows:
             reply.add(kn.message("export_empty", lang))

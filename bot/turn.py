@@ -42,6 +42,7 @@ class Handling:
     row: dict[str, Any] | None = None  # the turn's question-answer row
     after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # once written
     fresh: bool = True  # False once sessions were opened or closed after the read
+    forgotten: bool = False  # the chat was erased (/forget): nothing of it is written back
 
 
 # The handling in progress in this task (each chat's handling runs in its own task).
@@ -260,7 +261,7 @@ class TurnSteps:
                 engine=self.records,
                 chat_id=chat_id,
                 lang=handling.lang,
-                offer=offer,
+                offer=None if handling.forgotten else offer,
                 case=handling.case,
                 turn=handling.row,
             ),

@@ -178,7 +178,55 @@ class SafetyAlert(SQLModel, table=True):
 
 
 class ChatPreference(SQLModel, table=True):
-    """Per-chat settings that outlive sessions (the language)."""
+    """Per-chat settings that outlive sessions (the language, the domain in use)."""
 
     chat_id: int = Field(primary_key=True, sa_type=ID64)
     lang: str = "ko"
+    domain: str | None = None  # legal | medical: what the chat's messages go to; None = not chosen
+
+
+class MedicalProfile(SQLModel, table=True):
+    """A chat's medical assistant: one per chat; its id is also the LangGraph thread id."""
+
+    id: str = Field(primary_key=True)
+    chat_id: int = Field(index=True, unique=True, sa_type=ID64)
+    user_id: int | None = Field(default=None, sa_type=ID64)
+    subject: str = "self"  # whom the profile is about: self, or the relation a carer speaks for
+    summary_text: str | None = None  # the latest pre-visit summary
+    started_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class ProfileItem(SQLModel, table=True):
+    """One remembered item of a profile, consolidated over every mention (graphs/medical/memory)."""
+
+    __table_args__ = (UniqueConstraint("profile_id", "key"),)
+    id: int | None = Field(default=None, primary_key=True)
+    profile_id: str = Field(foreign_key="medicalprofile.id", index=True)
+    key: str  # slot:name, family:slot:name for a relative's
+    slot: str  # demographics | conditions | symptoms | medications | vitals | labs
+    name: str  # canonical English
+    name_ko: str
+    value_json: str = "null"
+    text: str = ""  # as the person wrote it
+    status: str = "current"  # current | past | denied | family
+    current: bool = True  # current and fresh enough to use, at the last write
+    unsure: bool = False  # an unconfirmed reading
+    first_said: str  # ISO times
+    last_said: str
+    mentions: int = 1
+    importance: float = 0.0
+    history_json: str = "[]"  # earlier values: [{"value", "text", "at"}]
+
+
+class MedicalQuestion(SQLModel, table=True):
+    """A question the person asked the medical assistant, with the sources of its answer."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    profile_id: str = Field(foreign_key="medicalprofile.id", index=True)
+    question: str
+    sources_json: str = "[]"
+    answered: bool = False  # False: no source was good enough, and the bot said so
+    uncertainty: float = 1.0
+    cached: bool = False
+    at: str  # ISO time

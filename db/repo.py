@@ -31,6 +31,9 @@ from db.models import (
     ChatSession,
     ChatTurn,
     InboxUpdate,
+    MedicalProfile,
+    MedicalQuestion,
+    ProfileItem,
     SafetyAlert,
     StateTransition,
     utcnow,
@@ -113,6 +116,16 @@ async def set_lang(*, engine: AsyncEngine, chat_id: int, lang: str) -> None:
     async with _writing(engine) as db:
         stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, lang=lang)
         await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"lang": lang}))
+        await db.commit()
+
+
+async def set_domain(*, engine: AsyncEngine, chat_id: int, domain: str, lang: str) -> None:
+    """Remember which domain (legal, medical) the chat's messages go to."""
+    async with _writing(engine) as db:
+        stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, lang=lang, domain=domain)
+        await db.exec(
+            stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"domain": domain})
+        )
         await db.commit()
 
 
@@ -379,9 +392,10 @@ async def alerts_for(*, engine: AsyncEngine, session_ids: Iterable[str]) -> dict
 
 
 async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
-    """Delete everything recorded for a chat (sessions and their records, inbox, preference).
+    """Delete everything recorded for a chat (sessions and their records, the medical profile,
+    its items and questions, inbox, alerts, preference, offer).
 
-    Returns the deleted session ids: the caller deletes their checkpoint threads.
+    Returns the deleted session and profile ids: the caller deletes their checkpoint threads.
     """
     async with _writing(engine) as db:
         ids = list(
@@ -391,6 +405,16 @@ async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
             for table in SESSION_TABLES:  # children first: foreign keys point at chatsession
                 await db.exec(delete(table).where(col(table.session_id).in_(ids)))
             await db.exec(delete(ChatSession).where(col(ChatSession.id).in_(ids)))
+        profiles = list(
+            (
+                await db.exec(select(MedicalProfile.id).where(MedicalProfile.chat_id == chat_id))
+            ).all()
+        )
+        if profiles:
+            for table in (ProfileItem, MedicalQuestion):
+                await db.exec(delete(table).where(col(table.profile_id).in_(profiles)))
+            await db.exec(delete(MedicalProfile).where(col(MedicalProfile.id).in_(profiles)))
+            ids += profiles  # a medical thread id too
         await db.exec(delete(InboxUpdate).where(col(InboxUpdate.chat_id) == chat_id))
         await db.exec(delete(SafetyAlert).where(col(SafetyAlert.chat_id) == chat_id))
         await db.exec(delete(ChatPreference).where(col(ChatPreference.chat_id) == chat_id))
@@ -632,6 +656,7 @@ class ChatView:
     lang: str | None
     offer: tuple[int | None, list[str]] | None
     latest: ChatSession | None
+    domain: str | None = None  # legal | medical, None until chosen
 
     @property
     def open(self) -> ChatSession | None:
@@ -656,13 +681,14 @@ async def chat_view(*, engine: AsyncEngine, chat_id: int) -> ChatView:
     else:
         async with engine.connect() as conn:
             row = (await conn.execute(stmt, params)).one()
-    lang, offer_user, offer_json, *session = row
+    lang, domain, offer_user, offer_json, *session = row
     fields = dict(zip((c.name for c in _SESSION_COLUMNS), session, strict=True))
     return ChatView(
         chat_id=chat_id,
         lang=lang,
         offer=(offer_user, json.loads(offer_json)) if offer_json is not None else None,
         latest=ChatSession.model_construct(**fields) if fields["id"] is not None else None,
+        domain=domain,
     )
 
 
@@ -932,7 +958,13 @@ def _turn_statements(dialect_name: str) -> TurnStatements:
         .scalar_subquery()
     )
     view = (
-        select(ChatPreference.lang, ChatOffer.user_id, ChatOffer.choices_json, *_SESSION_COLUMNS)
+        select(
+            ChatPreference.lang,
+            ChatPreference.domain,
+            ChatOffer.user_id,
+            ChatOffer.choices_json,
+            *_SESSION_COLUMNS,
+        )
         .select_from(anchor)
         .outerjoin(ChatPreference, ChatPreference.chat_id == anchor.c.chat_id)
         .outerjoin(ChatOffer, ChatOffer.chat_id == anchor.c.chat_id)

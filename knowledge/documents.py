@@ -130,3 +130,32 @@ def knowledge_documents(kn: Knowledge) -> dict[str, list[Document]]:
                     Document(f"lexicon:{name}:{lang}", ", ".join(words), "lexicon", meta)
                 )
     return docs
+
+
+MEDICAL_COLLECTION = "medical"  # the shipped medical corpus, indexed on its first use
+
+
+def medical_documents(corpus: Any) -> list[Document]:
+    """The medical corpus (knowledge/medical/corpus.yaml) as documents: one per entry and
+    language, so a Korean question can find an English entry and be answered from its Korean
+    text (the entry id is in the metadata)."""
+    docs: list[Document] = []
+    for entry in corpus.entries:
+        for lang in ("ko", "en"):
+            text = "\n".join(
+                [
+                    entry.title.get(lang),
+                    entry.text.get(lang),
+                    ", ".join(getattr(entry.keywords, lang)),
+                    ", ".join(entry.concepts),
+                ]
+            )
+            meta: dict[str, Scalar] = {
+                "kind": "medical",
+                "entry": entry.id,
+                "topic": entry.topic,
+                "lang": lang,
+                "source": entry.source.name,
+            }
+            docs.append(Document(f"med:{entry.id}:{lang}", text, MEDICAL_COLLECTION, meta))
+    return docs

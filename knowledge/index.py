@@ -430,6 +430,25 @@ class KnowledgeIndex:
 
     # --- search -------------------------------------------------------------------------------
 
+    def stored_vectors(self, collection: str, ids: list[str]) -> dict[str, list[float]]:
+        """The vectors stored for these documents (no embedding is computed); absent ids are
+        left out."""
+        if not ids:
+            return {}
+        try:
+            with self._lock:
+                got = self._collection(collection).get(ids=list(ids), include=["embeddings"])
+        except (ChromaError, OSError) as exc:
+            raise KnowledgeIndexError(f"reading stored vectors failed: {exc}") from exc
+        vectors = got.get("embeddings")
+        if vectors is None:
+            return {}
+        return {i: [float(x) for x in v] for i, v in zip(got["ids"], vectors, strict=True)}
+
+    def embed_query(self, texts: list[str]) -> Any:
+        """The vectors this index searches with, for `texts`."""
+        return self._embedding.embed_query(list(texts))
+
     def search(
         self,
         query: str,

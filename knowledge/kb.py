@@ -12,18 +12,25 @@ import os
 import re
 import shutil
 import sys
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from chromadb.api.types import EmbeddingFunction
 
-from knowledge.documents import K_COLLECTIONS, knowledge_documents
+from knowledge.documents import (
+    K_COLLECTIONS,
+    MEDICAL_COLLECTION,
+    knowledge_documents,
+    medical_documents,
+)
 from knowledge.embedding import default_embedding
 from knowledge.embedding_openai import EmbeddingUnavailable, embedding_from_env
 from knowledge.index import Hit, KnowledgeIndex, KnowledgeIndexError, SyncStats
 from knowledge.ingest import IngestError, IngestReport, load_corpus
 from knowledge.loader import Knowledge
+from knowledge.medical_corpus import load_medical_corpus
 from knowledge.models import FieldSpec, LegalInfo, SummaryFormat
 
 log = logging.getLogger(__name__)
@@ -42,6 +49,8 @@ class KnowledgeBase:
     def __init__(self, knowledge: Knowledge, index: KnowledgeIndex | None = None) -> None:
         self.knowledge = knowledge
         self.index = index
+        self._medical_ready = False
+        self._medical_lock = threading.Lock()
 
     # --- exact lookups (the validated files) -------------------------------------------------
 
@@ -77,6 +86,54 @@ class KnowledgeBase:
             # works from the validated files alone; `intake-bot kb build` repairs the index.
             log.error("knowledge index search failed (%s); no retrieved results", exc)
             return []
+
+    def medical_collections(self) -> list[str]:
+        """The collections the medical assistant answers from: the shipped corpus and every
+        corpus ingested with `kb ingest` (MedQuAD, ...); the legal K collections never."""
+        if self.index is None:
+            return []
+        self.ensure_medical()
+        extra = sorted(set(self.index.collections()) - set(K_COLLECTIONS) - {MEDICAL_COLLECTION})
+        return [MEDICAL_COLLECTION, *extra]
+
+    def ensure_medical(self) -> None:
+        """Index the shipped medical corpus if it is missing or changed (about 6 s, once per
+        data directory: the legal intake never pays for it)."""
+        if self._medical_ready or self.index is None:
+            return
+        with self._medical_lock:
+            if self._medical_ready:
+                return
+            docs = {MEDICAL_COLLECTION: medical_documents(load_medical_corpus())}
+            try:
+                if self.index.stale(docs):
+                    log.info("knowledge index: indexing the medical corpus (first use)")
+                    stats = self.index.sync(MEDICAL_COLLECTION, docs[MEDICAL_COLLECTION])
+                    log.info("knowledge index %s: %s", MEDICAL_COLLECTION, stats)
+            except KnowledgeIndexError as exc:
+                log.error("medical corpus could not be indexed (%s)", exc)
+                return
+            self._medical_ready = True
+
+    def stored_vectors(self, collection: str, ids: list[str]) -> dict[str, list[float]]:
+        """The index's stored vectors of these documents ({} without an index or on failure)."""
+        if self.index is None:
+            return {}
+        try:
+            return self.index.stored_vectors(collection, ids)
+        except KnowledgeIndexError as exc:
+            log.warning("stored vectors unreadable (%s)", exc)
+            return {}
+
+    def embed(self, texts: list[str]) -> list[list[float]] | None:
+        """The index's embedding of each text (None without an index, or when it fails)."""
+        if self.index is None:
+            return None
+        try:
+            return [list(map(float, v)) for v in self.index.embed_query(texts)]
+        except Exception as exc:  # noqa: BLE001 - an embedding failure only costs the cache
+            log.warning("embedding failed (%s); no vector for this text", type(exc).__name__)
+            return None
 
     def case_candidates(self, text: str, *, k: int = 3) -> list[str]:
         """K1: sub-types whose criteria and examples are nearest to a description."""
@@ -183,7 +240,7 @@ def read_corpus(path: Path, *, collection: str, progress: bool = False) -> Inges
             f"invalid collection name {collection!r}: use 3-512 letters, digits, '.', '_' or "
             "'-', starting and ending with a letter or digit"
         )
-    if collection in K_COLLECTIONS:
+    if collection in (*K_COLLECTIONS, MEDICAL_COLLECTION):
         raise IngestError(
             f"{collection!r} holds the packaged knowledge (kb build rewrites it); "
             "ingest into another collection"

@@ -304,6 +304,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "어제 토했는데 지금은 괜찮아요",
         "I have diarrhea",
         "how do I avoid dehydration on a hike?",
+        "I've been vomiting since last night. how do I know if I'm getting dehydrated?",
+        "diarrhea and vomiting. what are the signs of being severely dehydrated?",
     ],
     "SUICIDE": [
         "죽을 만큼 힘들었던 시험",

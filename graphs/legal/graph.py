@@ -6,28 +6,14 @@ INIT → CASE_CLASSIFICATION (→ CONFIRM_CASE_TYPE)* → FACT_COLLECTION → VA
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Awaitable, Callable
-from typing import Any
-
 from langgraph.graph import END, START, StateGraph
 
 from graphs.common.context import Context
+from graphs.common.loop import on_loop
 from graphs.legal import nodes, routing
 from graphs.legal.state import LegalState
 
 NAME = "legal"
-
-
-def on_loop(route: Callable[[LegalState], Any]) -> Callable[[LegalState], Awaitable[Any]]:
-    """A pure route run on the event loop: LangGraph runs a plain function of an async graph in
-    a worker thread, a hop that cost more than the route itself (its Literal is kept)."""
-
-    @functools.wraps(route)
-    async def run(state: LegalState) -> Any:
-        return route(state)
-
-    return run
 
 
 def build_graph() -> StateGraph:

@@ -1,0 +1,304 @@
+"""The medical assistant in the engine: which domain a chat's messages go to, the medical turn,
+and the medical commands (/profile, /summary, /status) and buttons (mixed into `Engine`).
+
+A chat has one medical profile (db/medical_repo.py) whose id is its medical graph thread; the
+legal intake keeps its own sessions and threads, so a chat can have both at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bot.messages import MAX_INPUT_CHARS, Inbound, Reply, chat_tag
+from bot.turn import HANDLING
+from db import medical_repo, repo
+from graphs.common.context import Context
+from graphs.common.text import detect_lang
+from graphs.medical import memory, records
+from graphs.medical.nodes import extractor
+
+log = logging.getLogger("bot.engine")
+
+DOMAINS = ("legal", "medical")
+# What makes a first message clearly medical: it names a condition, symptom, medicine or reading.
+MEDICAL_SLOTS = ("conditions", "symptoms", "medications", "vitals", "labs")
+
+
+class MedicalSteps:
+    """Domains and the medical turn (mixed into `Engine`)."""
+
+    # --- which domain ------------------------------------------------------------------------
+
+    def _domain_buttons(self, lang: str) -> list[dict[str, str]]:
+        kn = self.knowledge
+        return [
+            {"label": kn.message("btn_domain_legal", lang), "data": "domain:legal"},
+            {"label": kn.message("btn_domain_medical", lang), "data": "domain:medical"},
+        ]
+
+    def _offer_domains(self, reply: Reply, key: str = "choose_domain", **values: Any) -> None:
+        reply.keeps_question = True
+        reply.add(
+            self.knowledge.message(key, reply.lang, **values), self._domain_buttons(reply.lang)
+        )
+
+    async def use_domain(self, chat_id: int, domain: str) -> None:
+        """Send the chat's messages to `domain` from now on (the console's --domain)."""
+        lang = await repo.get_lang(engine=self.records, chat_id=chat_id)
+        await self._set_domain(chat_id, domain, lang or self.settings.intake_default_lang)
+
+    async def _set_domain(self, chat_id: int, domain: str, lang: str) -> None:
+        await repo.set_domain(engine=self.records, chat_id=chat_id, domain=domain, lang=lang)
+        handling = HANDLING.get()
+        if handling is not None:
+            handling.view.domain = domain
+        log.info("chat=%s domain=%s", chat_tag(chat_id), domain)
+
+    def _first_domain(self, inbound: Inbound) -> str:
+        """Where a chat's first message goes: the medical assistant when it clearly speaks of
+        health (a condition, symptom, medicine or reading) and not of a legal matter; the legal
+        intake otherwise."""
+        if inbound.kind != "text":
+            return "legal"
+        said = extractor().extract(inbound.text[:MAX_INPUT_CHARS])
+        medical = [i for i in said.items if i.slot in MEDICAL_SLOTS and not i.family]
+        if not medical:
+            return "legal"
+        return "medical" if not self._sounds_legal(inbound.text) else "legal"
+
+    def _sounds_legal(self, text: str) -> bool:
+        """A legal matter named outright (the case-type criteria's strong words)."""
+        classifier = getattr(self.brain, "classifier", None)
+        if classifier is None:
+            return False
+        try:
+            return bool(classifier.classify(text).confident)
+        except Exception:  # noqa: BLE001 - a classifier problem only costs the routing hint
+            return False
+
+    async def _domain_button(self, inbound: Inbound, reply: Reply) -> None:
+        """A Legal / Medical button: the chat's messages go there from now on."""
+        domain = inbound.data.removeprefix("domain:")
+        if domain not in DOMAINS:
+            reply.add(self.knowledge.message("stale_button", reply.lang))
+            return
+        await self._set_domain(inbound.chat_id, domain, reply.lang)
+        if domain == "medical":
+            await self._medical_start(inbound, reply)
+            return
+        session, values, where = await self._current(inbound.chat_id)
+        if session is not None:
+            reply.add(self.knowledge.message("continued", reply.lang))
+            self._prompt(values, *where, reply)
+        else:
+            await self._start_new(inbound, reply)
+
+    # --- the medical turn --------------------------------------------------------------------
+
+    async def _medical_start(self, inbound: Inbound, reply: Reply) -> None:
+        await medical_repo.open_profile(
+            engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id
+        )
+        reply.add(self.knowledge.message("med_greeting", reply.lang))
+        reply.state = "MEDICAL"
+
+    def _medical_context(self, inbound: Inbound, lang: str) -> Context:
+        return self._context(inbound, lang)
+
+    async def _medical_values(self, chat_id: int) -> tuple[Any, dict[str, Any]]:
+        profile = await medical_repo.profile_of(engine=self.records, chat_id=chat_id)
+        if profile is None:
+            return None, {}
+        snapshot = await self.medical_graph.aget_state(self._config(profile.id))
+        return profile, snapshot.values or {}
+
+    async def _medical_turn(self, inbound: Inbound, reply: Reply) -> None:
+        """One message (or button) through the medical graph, and the profile written after it."""
+        kn, lang = self.knowledge, reply.lang
+        reply.state = "MEDICAL"
+        if inbound.kind in ("unsupported", "edited", "file", "start"):
+            key = "edit_not_applied" if inbound.kind == "edited" else "not_text"
+            if inbound.kind != "start":
+                reply.add(kn.message(key, lang))
+            return
+        message: dict[str, Any] = {"id": inbound.input_id, "kind": inbound.kind}
+        if inbound.kind == "choice":
+            message["data"] = inbound.data
+        else:
+            text = inbound.text.strip()
+            if not text:
+                reply.add(kn.message("empty", lang))
+                return
+            if len(text) > MAX_INPUT_CHARS:
+                text = text[:MAX_INPUT_CHARS]
+                reply.add(kn.message("too_long", lang, limit=MAX_INPUT_CHARS))
+            if self._sounds_legal(text) and not self._names_health(text):
+                reply.add(kn.message("other_domain_hint_legal", lang))
+                return
+            message["text"] = text
+            written = detect_lang(text)
+            if written and written != lang and len(text) > 3:  # answered as they write
+                lang = reply.lang = written
+        profile = await medical_repo.open_profile(
+            engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id
+        )
+        config = self._config(profile.id)
+        before = (await self.medical_graph.aget_state(config)).values or {}
+        if inbound.input_id and before.get("last_input_id") == inbound.input_id:
+            reply.add(kn.message("continued", lang))  # a redelivery: answered once already
+            return
+        if inbound.kind == "text" and not reply.alerts:
+            await self._red_flag_over_turns(inbound, reply, before)
+        if reply.alerts:
+            message["urgent"] = True
+        context = self._medical_context(inbound, reply.lang)
+        result = await self.medical_graph.ainvoke(
+            {"message": message},
+            config,
+            context=context,
+            durability=self.settings.intake_durability,
+        )
+        reply.messages += result.get("outbox") or []
+        await self._write_profile(profile.id, result, context.now)
+
+    @staticmethod
+    def _names_health(text: str) -> bool:
+        said = extractor().extract(text)
+        return any(i.slot in MEDICAL_SLOTS for i in said.items)
+
+    async def _red_flag_over_turns(
+        self, inbound: Inbound, reply: Reply, values: dict[str, Any]
+    ) -> None:
+        """A red flag that builds up over messages: this message with the symptoms said in the
+        last 24 hours (chest pain before, cold sweat now). Rules already raised are not raised
+        again."""
+        now = inbound.at.astimezone(self.settings.zone)
+        earlier = records.recent_words(values, now)
+        if not earlier:
+            return
+        combined = " . ".join([*earlier, inbound.text])
+        hits = self.safety.check(combined)
+        raised = {
+            a["code"]
+            for a in (
+                await repo.alerts_for(
+                    engine=self.records, session_ids=[await self._profile_id(inbound.chat_id)]
+                )
+            ).get(await self._profile_id(inbound.chat_id), [])
+        }
+        fresh = [h for h in hits if h.code not in raised]
+        if fresh:
+            reply.alerts = fresh
+            reply.add(
+                self.knowledge.message("med_red_flag_building", reply.lang)
+                + "\n"
+                + self.safety.reply(fresh, reply.lang)
+            )
+
+    async def _profile_id(self, chat_id: int) -> str:
+        profile = await medical_repo.profile_of(engine=self.records, chat_id=chat_id)
+        return profile.id if profile is not None else ""
+
+    async def _write_profile(self, profile_id: str, values: dict[str, Any], now: Any) -> None:
+        profile = values.get("profile") or memory.new_profile()
+        await self._retrying(
+            lambda: medical_repo.sync_profile(
+                engine=self.records,
+                profile_id=profile_id,
+                subject=profile.get("subject", "self"),
+                items=records.stored_items(profile, now),
+                asked=values.get("asked") or [],
+            ),
+            f"profile={profile_id}",
+        )
+
+    # --- medical commands and buttons -----------------------------------------------------------
+
+    async def _medical_command(self, inbound: Inbound, reply: Reply) -> bool:
+        """/profile, /summary, /status, /help and /cancel in the medical domain; False for any
+        other command (handled as in the legal intake)."""
+        kn, lang = self.knowledge, reply.lang
+        name = inbound.command.lower()
+        reply.state = "MEDICAL"
+        now = inbound.at.astimezone(self.settings.zone)
+        profile_row, values = await self._medical_values(inbound.chat_id)
+        profile = values.get("profile") or memory.new_profile()
+        if name == "profile":
+            text = records.profile_text(kn, profile, lang, now)
+            if text is None:
+                reply.add(kn.message("med_profile_empty", lang))
+            else:
+                reply.add(text, records.removable(profile, lang))
+            return True
+        if name == "summary":
+            alerts = []
+            if profile_row is not None:
+                alerts = (
+                    await repo.alerts_for(engine=self.records, session_ids=[profile_row.id])
+                ).get(profile_row.id, [])
+            text = records.summary_text(kn, values, alerts, lang, now)
+            if text is None:
+                reply.add(kn.message("med_summary_empty", lang))
+                return True
+            reply.add(text)
+            if profile_row is not None:
+                await medical_repo.sync_profile(
+                    engine=self.records,
+                    profile_id=profile_row.id,
+                    subject=profile.get("subject", "self"),
+                    items=records.stored_items(profile, now),
+                    asked=values.get("asked") or [],
+                    summary_text=text,
+                )
+            return True
+        if name == "status":
+            count = len(
+                [i for i in profile.get("items", []) if i["name"] not in memory.PAIRS.values()]
+            )
+            reply.add(
+                kn.message(
+                    "med_status", lang, count=count, questions=len(values.get("asked") or [])
+                )
+            )
+            return True
+        if name == "help":
+            reply.add(kn.message("med_greeting", lang))
+            return True
+        if name == "cancel":
+            reply.add(kn.message("nothing_to_cancel", lang))
+            return True
+        return False
+
+    async def _medical_button(self, inbound: Inbound, reply: Reply) -> None:
+        """A medical button: delete a profile item, or yes / no to what the graph asked."""
+        kn, lang = self.knowledge, reply.lang
+        reply.state = "MEDICAL"
+        if inbound.data.startswith("m:del:"):
+            key = inbound.data.removeprefix("m:del:")
+            profile_row, values = await self._medical_values(inbound.chat_id)
+            if profile_row is None:
+                reply.add(kn.message("med_item_gone", lang))
+                return
+            before = values.get("profile") or memory.new_profile()
+            gone = next((i for i in before.get("items", []) if i["key"] == key), None)
+            profile, removed = memory.remove(before, key)
+            if gone is not None and gone["name"] in memory.PAIRS:  # a blood pressure pair
+                profile, _ = memory.remove(
+                    profile, key.removesuffix(gone["name"]) + memory.PAIRS[gone["name"]]
+                )
+            if not removed or gone is None:
+                reply.add(kn.message("med_item_gone", lang))
+                return
+            config = self._config(profile_row.id)
+            cache = [e for e in values.get("cache") or [] if key not in e["used_keys"]]
+            await self.medical_graph.aupdate_state(
+                config, {"profile": profile, "cache": cache}, as_node="store_response"
+            )
+            now = inbound.at.astimezone(self.settings.zone)
+            await self._write_profile(profile_row.id, {**values, "profile": profile}, now)
+            name = records.item_label(gone, before, lang)
+            log.info("chat=%s profile item removed", chat_tag(inbound.chat_id))
+            reply.add(kn.message("med_item_removed", lang, name=name))
+            return
+        await self._medical_turn(inbound, reply)

@@ -1,0 +1,740 @@
+"""The medical assistant's nodes: each reads the state and returns its updates.
+
+extract_slots → store_memory → (reconfirm | check_similarity) → classify_intent → retrieve →
+assemble_context → generate_answer → refine → quality_check → (retrieve | store_response).
+Texts come from K0 (`med_*`); facts from the lexicon (slots) and the corpus (answers).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import OrderedDict
+from dataclasses import asdict
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+import numpy as np
+from langgraph.runtime import Runtime
+
+from graphs.common.bridge import bridge_query, english_terms
+from graphs.common.context import Context
+from graphs.common.normalize import parse_yes_no
+from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem
+from graphs.medical import evidence as ev
+from graphs.medical import memory
+from graphs.medical.state import MedicalState
+from knowledge.bm25 import tokenize
+from knowledge.loader import Knowledge
+from knowledge.medical_corpus import MedicalCorpus, load_medical_corpus
+
+log = logging.getLogger(__name__)
+
+CACHE_SIMILARITY = 0.85  # a new question this close to a cached one may reuse its answer
+CACHE_KEPT = 20  # verified answers kept per person
+ASKED_KEPT = 50
+RETURN_GAP_HOURS = 6.0  # a message after this long is a return: stale items are asked about
+CONTEXT_BUDGET = 1200  # tokens (≈ words, or Korean syllables / 2) of profile and passages
+RELATED = ("conditions", "medications", "symptoms", "vitals", "labs")
+YES, NO = "m:yes", "m:no"
+
+
+@cache
+def extractor() -> SlotExtractor:
+    """The slot extractor (its lexicon is compiled once per process, about a second)."""
+    return SlotExtractor()
+
+
+def corpus() -> MedicalCorpus:
+    return load_medical_corpus()
+
+
+def josa(word: str, pair: str) -> str:
+    """The Korean particle of `pair` ("을/를", "이/가", "은/는") that follows `word`."""
+    with_final, without = pair.split("/")
+    last = word.strip()[-1:] if word.strip() else ""
+    if "가" <= last <= "힣":
+        return with_final if (ord(last) - 0xAC00) % 28 else without
+    return f"({with_final}){without}" if with_final != "이" else "(이)가"
+
+
+def _label(item: dict[str, Any], lang: str) -> str:
+    return item["name_ko"] if lang == "ko" else item["name"]
+
+
+def _said_text(item: dict[str, Any], profile: dict[str, Any], lang: str) -> str:
+    """An item as the bot repeats it back: "혈압 150/95", "당뇨병", "age 80"."""
+    if item["slot"] in ("vitals", "labs"):
+        name = item["name_ko"] if lang == "ko" else EN_MEASURES.get(item["name"], item["name"])
+        if item["name"] == "bp_sys" and lang == "ko":
+            name = "혈압"
+        return f"{name} {memory.display_value(item, profile)}"
+    if item["slot"] == "demographics":
+        if item["name"] == "age":
+            return f"{item['value']}세" if lang == "ko" else f"age {item['value']}"
+        sex = {"male": ("남성", "male"), "female": ("여성", "female")}.get(str(item["value"]))
+        return (sex[0] if lang == "ko" else sex[1]) if sex else str(item["value"])
+    label = _label(item, lang)
+    if item["status"] == "denied":
+        return f"{label} 없음" if lang == "ko" else f"no {label}"
+    if item["status"] == "past":
+        return f"{label}(과거)" if lang == "ko" else f"{label} (past)"
+    if item["status"] == "family":
+        return f"{label}(가족력)" if lang == "ko" else f"{label} (family)"
+    return label
+
+
+def _extraction(data: dict[str, Any]) -> SlotExtraction:
+    return SlotExtraction(
+        items=tuple(SlotItem(**i) for i in data.get("items", [])),
+        subject=data.get("subject", "self"),
+        rejected=tuple(tuple(r) for r in data.get("rejected", [])),  # type: ignore[misc]
+        unknown_medicines=tuple(data.get("unknown_medicines", [])),
+    )
+
+
+def _verdict(kn: Knowledge, message: dict[str, Any], lang: str) -> bool | None:
+    """Yes / no to what is pending: its button, or a typed yes or no; None otherwise."""
+    if message.get("kind") == "choice":
+        return {YES: True, NO: False}.get(message.get("data", ""))
+    text = (message.get("text") or "").strip(" .!~").lower()
+    if not text or len(text) > 40:
+        return None
+    return parse_yes_no(text, yes=kn.lexicon.yes.get(lang, []), no=kn.lexicon.no.get(lang, []))
+
+
+# --- the nodes -------------------------------------------------------------------------------
+
+
+async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Read the message: an answer to what is pending, and the six slots of what it says."""
+    ctx = runtime.context
+    kn, lang, now = ctx.knowledge, ctx.lang, ctx.now
+    message = state.get("message") or {}
+    profile = state.get("profile") or memory.new_profile()
+    pending, deferred = state.get("pending"), state.get("deferred")
+    text = (message.get("text") or "").strip() if message.get("kind") == "text" else ""
+    notes: list[str] = []
+    # A message that raised a red flag is recorded, not answered: what to do now came first.
+    question = "" if message.get("urgent") else text
+    if pending:
+        verdict = _verdict(kn, message, lang)
+        if verdict is not None:
+            if pending["kind"] == "reconfirm":
+                profile = memory.settle(profile, pending["key"], verdict, now)
+                notes.append(
+                    kn.message("med_still_noted" if verdict else "med_no_longer_noted", lang)
+                )
+                question = deferred or ""
+            else:
+                profile = _confirm_reading(profile, pending["key"], verdict)
+                notes.append(kn.message("med_confirmed" if verdict else "med_not_recorded", lang))
+                question = ""
+            text = "" if len(text) <= 12 else text  # a bare "네" says nothing more
+        elif pending["kind"] == "reconfirm":  # not answered: asked once, not used, not asked again
+            profile = memory.settle(profile, pending["key"], None, now)
+        pending, deferred = None, None
+    said = extractor().extract(text) if text else SlotExtraction((), "self", (), ())
+    return {
+        "profile": profile,
+        "pending": pending,
+        "deferred": deferred,
+        "question": question,
+        "notes": notes,
+        "extraction": {
+            "items": [asdict(i) for i in said.items],
+            "subject": said.subject,
+            "rejected": [list(r) for r in said.rejected],
+            "unknown_medicines": list(said.unknown_medicines),
+        },
+        "confirm": None,
+        "concepts": [],
+        "passages": [],
+        "retrievals": 0,
+        "previous_quality": None,
+        "quality": 0.0,
+        "uncertainty": 1.0,
+        "consistency": 1.0,
+        "answer": None,
+        "cached": False,
+        "query": "",
+        "outbox": [],
+        "reconfirm": None,
+    }
+
+
+def _confirm_reading(profile: dict[str, Any], key: str, yes: bool) -> dict[str, Any]:
+    """An unsure reading confirmed (kept, usable) or denied (removed, with its pair)."""
+    keys = {key} | {key.removesuffix(a) + b for a, b in memory.PAIRS.items() if key.endswith(a)}
+    items = []
+    for item in profile.get("items", []):
+        if item["key"] in keys:
+            if not yes:
+                continue
+            item = dict(item, confirmed=True)
+        items.append(item)
+    return {**profile, "items": items}
+
+
+async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Store what the message said in the profile (consolidated), say back what was noted, and
+    decide what to ask: an unsure reading to confirm, or a stale item to reconfirm."""
+    ctx = runtime.context
+    kn, lang, now = ctx.knowledge, ctx.lang, ctx.now
+    said = _extraction(state.get("extraction") or {})
+    profile = state.get("profile") or memory.new_profile()
+    stale = None
+    last_seen = state.get("last_seen")
+    if last_seen and memory._hours(last_seen, now) >= RETURN_GAP_HOURS and not state.get("pending"):
+        stale = memory.to_reconfirm(profile, now)  # before this message refreshes anything
+    profile, changed = memory.remember(
+        profile, said, at=now, input_id=(state.get("message") or {}).get("id")
+    )
+    notes = list(state.get("notes") or [])
+    shown = [
+        i for i in changed if not (i["name"] in memory.PAIRS.values() and i["slot"] == "vitals")
+    ]
+    sure = [i for i in shown if not i["unsure"]]
+    if sure:
+        items = ", ".join(dict.fromkeys(_said_text(i, profile, lang) for i in sure))
+        if said.subject != "self":
+            who = _relation_label(said.subject, lang)
+            notes.append(kn.message("med_recorded_for", lang, who=who, items=items))
+        else:
+            notes.append(kn.message("med_recorded", lang, items=items))
+    for key, _reason in said.rejected:
+        notes.append(kn.message("med_rejected", lang, what=_measure_label(key, lang)))
+    for name in said.unknown_medicines[:2]:
+        notes.append(kn.message("med_unknown_medicine", lang, name=name))
+    confirm = None
+    pending = state.get("pending")
+    unsure = [i for i in shown if i["unsure"]]
+    if unsure:
+        item = unsure[0]
+        what = (
+            _said_text(item, profile, lang).rsplit(" ", 1)[0]
+            if item["slot"] in ("vitals", "labs")
+            else _label(item, lang)
+        )
+        value = memory.display_value(item, profile) if item["slot"] in ("vitals", "labs") else ""
+        confirm = [
+            {
+                "text": kn.message("med_confirm_unsure", lang, what=what, value=value).replace(
+                    "  ", " "
+                ),
+                "choices": [
+                    {"label": kn.message("btn_med_yes", lang), "data": YES},
+                    {"label": kn.message("btn_med_no", lang), "data": NO},
+                ],
+            }
+        ]
+        pending = {"kind": "confirm", "key": item["key"]}
+    reconfirm = None
+    if stale is not None and not unsure:
+        refreshed = next((i for i in profile["items"] if i["key"] == stale["key"]), None)
+        if refreshed is not None and memory.freshness(refreshed, now) < memory.FRESH_FLOOR:
+            reconfirm = stale["key"]
+    return {
+        "profile": profile,
+        "notes": notes,
+        "confirm": confirm,
+        "pending": pending,
+        "reconfirm": reconfirm,
+    }
+
+
+def _relation_label(name: str, lang: str) -> str:
+    """ "아버지" / "father" for the relation a carer speaks for."""
+    for relation in extractor().lexicon.relations:
+        if relation.name == name:
+            return relation.ko if lang == "ko" else relation.name.replace("-", " ")
+    return name
+
+
+def _measure_label(key: str, lang: str) -> str:
+    """ "혈압" / "blood pressure" for a rejected reading's measure ("bp"); "나이" / "age"."""
+    if key == "age":
+        return "나이" if lang == "ko" else "Age"
+    if lang == "en":
+        return EN_MEASURES.get(key, key.replace("_", " "))
+    for measure in extractor().lexicon.measures:
+        if measure.key == key:
+            return measure.ko
+    return key
+
+
+# How an English reply names a measure (the lexicon's Korean names are used in Korean).
+EN_MEASURES = {
+    "bp": "blood pressure",
+    "bp_sys": "blood pressure",
+    "glucose": "blood sugar",
+    "hba1c": "HbA1c",
+    "temp": "temperature",
+    "hr": "pulse",
+    "weight_kg": "weight",
+    "height_cm": "height",
+    "spo2": "oxygen saturation",
+    "ldl": "LDL",
+    "hdl": "HDL",
+    "tg": "triglycerides",
+    "tsh": "TSH",
+    "egfr": "eGFR",
+    "creatinine": "creatinine",
+}
+
+
+async def reconfirm(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Ask once, briefly, whether a stale item still holds; the question waits for the answer."""
+    ctx = runtime.context
+    kn, lang = ctx.knowledge, ctx.lang
+    profile = state["profile"]
+    item = next(i for i in profile["items"] if i["key"] == state["reconfirm"])
+    name = (
+        _label(item, lang)
+        if item["slot"] not in ("vitals", "labs")
+        else _said_text(item, profile, lang).rsplit(" ", 1)[0]
+    )
+    text = kn.message(
+        f"med_reconfirm_{item['slot']}",
+        lang,
+        name=name,
+        value=memory.display_value(item, profile),
+    )
+    ask = {
+        "text": text,
+        "choices": [
+            {"label": kn.message("btn_med_still", lang), "data": YES},
+            {"label": kn.message("btn_med_not_now", lang), "data": NO},
+        ],
+    }
+    log.info("reconfirming a %s item before answering", item["slot"])
+    return {
+        "pending": {"kind": "reconfirm", "key": item["key"]},
+        "deferred": state.get("question") or None,
+        "confirm": [ask],
+    }
+
+
+def _trivial(text: str) -> bool:
+    """Nothing to look up: empty, a word or two ("네", "ok"), or no searchable term."""
+    stripped = text.strip()
+    return not stripped or (len(stripped) <= 6 and "?" not in stripped) or not tokenize(stripped)
+
+
+async def check_similarity(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The response cache: a question close to an earlier verified answer (vector similarity ≥
+    0.85) whose profile items stand as they did reuses it."""
+    ctx = runtime.context
+    question = state.get("question") or ""
+    if _trivial(question) or ctx.kb is None:
+        return {"qvec": None}
+    vectors = ctx.kb.embed([question])
+    if not vectors:
+        return {"qvec": None}
+    vec = np.asarray(vectors[0], dtype=np.float32)
+    profile = state.get("profile") or memory.new_profile()
+    best, best_sim = None, 0.0
+    for entry in state.get("cache") or []:
+        if entry["lang"] != ctx.lang:
+            continue
+        sim = float(ev.cosine(vec.tolist(), _vector(entry["vec"]).tolist()))
+        if sim >= CACHE_SIMILARITY and sim > best_sim:
+            if memory.fingerprint(profile, entry["used_keys"], ctx.now) == entry["fp"]:
+                best, best_sim = entry, sim
+    packed = vec.astype(np.float16).tobytes()
+    if best is None:
+        return {"qvec": packed}
+    log.info("answer cache hit (similarity %.2f)", best_sim)
+    answer = {
+        "lines": [ctx.knowledge.message("med_cached", ctx.lang), *best["lines"]],
+        "sources": best["sources"],
+        "used_keys": best["used_keys"],
+        "answered": True,
+    }
+    return {"qvec": packed, "answer": answer, "cached": True, "uncertainty": best["uncertainty"]}
+
+
+def _vector(packed: bytes) -> np.ndarray:
+    return np.frombuffer(packed, dtype=np.float16).astype(np.float32)
+
+
+def _concepts(question: str) -> list[str]:
+    said = extractor().extract(question) if question else None
+    if said is None:
+        return []
+    return list(dict.fromkeys(i.name for i in said.items if i.slot in RELATED))
+
+
+async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """greeting / simple / moderate / complex by the medical concepts in the question; sets k
+    for retrieval (3 / 8 / 15) and the quality threshold (0.4 / 0.55 / 0.7)."""
+    kn = runtime.context.knowledge
+    question = state.get("question") or ""
+    concepts = _concepts(question)
+    lowered = question.lower()
+    greeting_words = [*kn.lexicon.greetings.get("ko", []), *kn.lexicon.greetings.get("en", [])]
+    thanks = ("감사", "고마", "thank", "thanks")
+    if not concepts and (
+        _trivial(question)
+        or (len(tokenize(question)) <= 4 and any(w in lowered for w in (*greeting_words, *thanks)))
+    ):
+        return {"intent": "greeting", "concepts": [], "k": 0, "threshold": 0.0}
+    intent = ev.complexity(question, concepts)
+    return {
+        "intent": intent,
+        "concepts": concepts,
+        "k": ev.K_BY_INTENT[intent],
+        "threshold": ev.QUALITY_THRESHOLD[intent],
+    }
+
+
+def _rewrite(question: str, concepts: list[str], profile: dict[str, Any], now: datetime) -> str:
+    """The retry's query: the question's concepts in English and Korean, and the profile's
+    current conditions, without the person's filler words."""
+    terms = list(concepts) or english_terms(question, extractor())
+    context = [i["name"] for i in memory.current_items(profile, now, ("conditions",))][:2]
+    words = [w for w in tokenize(question) if len(w) > 1][:8]
+    return " ".join(dict.fromkeys([*terms, *context, *words]))
+
+
+async def retrieve(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Hybrid retrieval over every medical collection; the duplicate guard keeps only passages
+    that add something."""
+    ctx = runtime.context
+    kb = ctx.kb
+    query = state.get("query") or _first_query(state, ctx.now)
+    taken = [ev.Passage.from_state(p) for p in state.get("passages") or []]
+    found: list[ev.Passage] = []
+    if kb is not None:
+        collections = kb.medical_collections()
+        if collections:
+            hits = kb.search(query, k=state.get("k") or 8, collections=collections)
+            found = ev.passages_from(hits, corpus(), ctx.lang, state.get("concepts") or [])
+    fresh = ev.new_only(taken, found)
+    merged = sorted(taken + fresh, key=lambda p: (-p.relevance, -p.fused))
+    return {
+        "passages": [p.as_state() for p in merged],
+        "retrievals": (state.get("retrievals") or 0) + 1,
+        "query": query,
+        "stalled": not fresh,
+    }
+
+
+def _first_query(state: MedicalState, now: datetime) -> str:
+    """The question with the English names of its medical terms (Korean to English documents);
+    a question naming no medical concept ("운동은 어떤 게 안전한가요?") is read in the light of
+    the person's current conditions."""
+    question = state.get("question") or ""
+    query = bridge_query(question, extractor())
+    if not state.get("concepts"):
+        profile = state.get("profile") or memory.new_profile()
+        conditions = memory.current_items(profile, now, ("conditions",))[:2]
+        names = [i["name_ko"] if _HANGUL.search(question) else i["name"] for i in conditions]
+        names += [i["name"] for i in conditions if _HANGUL.search(question)]
+        if names:
+            query = f"{query} {' '.join(dict.fromkeys(names))}"
+    return query
+
+
+_HANGUL = re.compile(r"[가-힣]")
+
+
+def _tokens_of(text: str) -> int:
+    return max(len(text.split()), len(text) // 2)
+
+
+async def assemble_context(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """The profile summary and the passages within the token budget, most important first."""
+    ctx = runtime.context
+    profile = state.get("profile") or memory.new_profile()
+    lines = [
+        _said_text(i, profile, ctx.lang)
+        for i in memory.current_items(profile, ctx.now)
+        if i["name"] not in memory.PAIRS.values()
+    ]
+    budget = CONTEXT_BUDGET - sum(_tokens_of(line) for line in lines)
+    passages = [ev.Passage.from_state(p) for p in state.get("passages") or []]
+    qvec = state.get("qvec")
+    if qvec and passages:  # relevance to the person's question, not to the expanded query
+        vectors = _passage_vectors(ctx, passages, limit=len(passages))
+        question = _vector(qvec).tolist()
+        passages = [
+            p.rescored(
+                ev.relevance_of(
+                    ev.cosine(question, vectors[p.id]) if p.id in vectors else p.relevance,
+                    p.concepts,
+                    state.get("concepts") or [],
+                )
+            )
+            for p in passages
+        ]
+        passages.sort(key=lambda p: (-p.relevance, -p.fused))
+    kept = []
+    for passage in (p.as_state() for p in passages):
+        cost = _tokens_of(passage["text"])
+        if cost > budget and kept:
+            break
+        kept.append(passage)
+        budget -= cost
+    return {"passages": kept, "context_profile": lines}
+
+
+async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """An answer composed from the best passages in the person's language, personalised from the
+    profile, with its sources; a caution when the evidence is uncertain."""
+    ctx = runtime.context
+    kn, lang, now = ctx.knowledge, ctx.lang, ctx.now
+    if state.get("intent") == "greeting":
+        question = (state.get("question") or "").lower()
+        thanked = any(w in question for w in ("감사", "고마", "thank"))
+        if thanked:
+            lines = [kn.message("med_thanks", lang)]
+        elif state.get("notes") or state.get("confirm"):
+            lines = []  # what was noted (or asked) is the reply
+        else:
+            lines = [kn.message("med_greeting", lang)]
+        return {"answer": {"lines": lines, "sources": [], "used_keys": [], "answered": False}}
+    passages = [ev.Passage.from_state(p) for p in state.get("passages") or []]
+    question = state.get("question") or ""
+    agreement = ev.consistency(passages, _passage_vectors(ctx, passages))
+    doubt = ev.uncertainty(passages, agreement)
+    if not passages or passages[0].relevance < ev.RELEVANCE_FLOOR:
+        return {
+            "answer": {
+                "lines": [kn.message("med_no_answer", lang)],
+                "sources": [],
+                "used_keys": [],
+                "answered": False,
+            },
+            "uncertainty": 1.0,
+            "consistency": agreement,
+        }
+    terms = set(tokenize(state.get("query") or question)) | set(tokenize(question))
+    top = passages[0]
+    body = ev.best_sentences(top.text, terms, 3)
+    used = [top]
+    covered = set(top.concepts)
+    for other in passages[1:3]:
+        missing = [
+            c for c in state.get("concepts") or [] if c not in covered and c in other.concepts
+        ]
+        if missing:
+            body += ev.best_sentences(other.text, terms | set(missing), 1)
+            used.append(other)
+            covered |= set(other.concepts)
+    profile = state.get("profile") or memory.new_profile()
+    personal, used_keys = _personal(
+        kn, body, profile, passages[:3], state.get("concepts") or [], lang, now
+    )
+    lines = [" ".join(body), *personal]
+    if doubt > ev.UNCERTAIN:
+        lines.append(kn.message("med_uncertain", lang))
+    lines.append(kn.message("med_not_diagnosis", lang))
+    sources = list(dict.fromkeys(f"{p.source} ({p.url})" if p.url else p.source for p in used))
+    lines.append(kn.message("med_sources", lang, sources="; ".join(sources)))
+    return {
+        "answer": {
+            "lines": lines,
+            "body": body,
+            "sources": sources,
+            "used_keys": used_keys,
+            "answered": True,
+        },
+        "uncertainty": doubt,
+        "consistency": agreement,
+    }
+
+
+def _personal(
+    kn: Knowledge,
+    body: list[str],
+    profile: dict[str, Any],
+    passages: list[ev.Passage],
+    concepts: list[str],
+    lang: str,
+    now: datetime,
+) -> tuple[list[str], list[str]]:
+    """Lines tying the passages to the person's own conditions and medicines, and the keys of
+    every current item the answer depends on (its cache fingerprint)."""
+    lines: list[str] = []
+    relevant: list[str] = []
+    shown = set(body)
+    topic = set(concepts) | {c for p in passages for c in p.concepts}
+    for item in memory.current_items(profile, now, ("conditions", "medications")):
+        names = {item["name"].lower(), item["name_ko"]}
+        mentioned = item["name"] in topic or any(
+            n and n in p.text.lower() for n in names for p in passages
+        )
+        if not mentioned:
+            continue
+        relevant.append(item["key"])
+        if len(lines) >= 2:
+            continue
+        for p in passages:
+            found = [
+                s
+                for s in ev.sentences(p.text)
+                if any(n and n in s.lower() for n in names) and s not in shown
+            ]
+            if found:
+                key = (
+                    "med_personal_medication"
+                    if item["slot"] == "medications"
+                    else "med_personal_condition"
+                )
+                label = _label(item, lang)
+                if lang == "ko":  # "메트포르민을", "당뇨병이"
+                    label += josa(label, "을/를" if item["slot"] == "medications" else "이/가")
+                lines.append(kn.message(key, lang, name=label, sentence=found[0]))
+                shown.add(found[0])
+                break
+    return lines, relevant
+
+
+_PASSAGE_VECTORS: OrderedDict[tuple[int, str], list[float]] = OrderedDict()
+
+
+def _passage_vectors(
+    ctx: Context, passages: list[ev.Passage], limit: int = ev.PASSAGES_USED
+) -> dict[str, list[float]]:
+    """The passages' vectors: those the index stored for their documents, else embedded once
+    per process."""
+    used = passages[:limit]
+    space = id(ctx.kb)  # vectors of one index's embedding are compared with each other only
+    wanted = [p for p in used if (space, p.doc_id) not in _PASSAGE_VECTORS]
+    if wanted and ctx.kb is not None:
+        for collection in {p.collection for p in wanted}:
+            ids = [p.doc_id for p in wanted if p.collection == collection]
+            for doc_id, vector in ctx.kb.stored_vectors(collection, ids).items():
+                _PASSAGE_VECTORS[(space, doc_id)] = vector
+        missing = [p for p in wanted if (space, p.doc_id) not in _PASSAGE_VECTORS]
+        if missing:
+            vectors = ctx.kb.embed([p.text for p in missing]) or []
+            for p, v in zip(missing, vectors, strict=False):
+                _PASSAGE_VECTORS[(space, p.doc_id)] = v
+        while len(_PASSAGE_VECTORS) > 4096:
+            _PASSAGE_VECTORS.popitem(last=False)
+    return {
+        p.id: _PASSAGE_VECTORS[(space, p.doc_id)]
+        for p in used
+        if (space, p.doc_id) in _PASSAGE_VECTORS
+    }
+
+
+async def refine(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Quality of the answer: coverage of the question's concepts and grounding in the
+    passages, with the best passage's relevance."""
+    answer = state.get("answer") or {}
+    passages = [ev.Passage.from_state(p) for p in state.get("passages") or []]
+    if not answer.get("answered"):
+        return {"quality": 0.0}
+    cover = ev.coverage(state.get("concepts") or [], state.get("question") or "", passages[:3])
+    grounded = ev.grounding(answer.get("body") or [], passages)
+    return {"quality": ev.quality(cover, grounded, passages[0].relevance if passages else 0.0)}
+
+
+async def quality_check(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Whether to retrieve again (see `route_after_quality`), with the rewritten query."""
+    ctx = runtime.context
+    retry = route_after_quality(state) == "retrieve"
+    updates: dict[str, Any] = {"previous_quality": state.get("quality") or 0.0}
+    if retry:
+        updates["query"] = _rewrite(
+            state.get("question") or "",
+            state.get("concepts") or [],
+            state.get("profile") or memory.new_profile(),
+            ctx.now,
+        )
+        log.info(
+            "quality %.2f below %.2f; retrieving again",
+            state.get("quality") or 0,
+            state.get("threshold") or 0,
+        )
+    return updates
+
+
+def route_after_quality(state: MedicalState, *, threshold: float | None = None) -> str:
+    """The adaptive threshold: retrieve again while quality is under the question's threshold
+    (or the passages disagree), at most twice, while it helps and finds new passages."""
+    answer = state.get("answer") or {}
+    if not answer.get("answered") and not state.get("passages"):
+        wanted = True  # nothing found at all: one rewritten try
+    else:
+        limit = state.get("threshold") or 0.0 if threshold is None else threshold
+        wanted = (state.get("quality") or 0.0) < limit or (
+            state.get("consistency", 1.0) < ev.CONSISTENCY_FLOOR
+        )
+    if not wanted or state.get("intent") == "greeting":
+        return "store_response"
+    if (state.get("retrievals") or 0) > ev.MAX_EXTRA_RETRIEVALS:
+        return "store_response"
+    if state.get("stalled") and (state.get("retrievals") or 0) > 1:
+        return "store_response"  # the duplicate guard left nothing new
+    before = state.get("previous_quality")
+    if before is not None and (state.get("quality") or 0.0) - before < ev.NO_PROGRESS:
+        return "store_response"  # no progress
+    return "retrieve"
+
+
+async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Cache the verified answer, log the question, and write this run's replies."""
+    ctx = runtime.context
+    now = ctx.now
+    answer = state.get("answer") or {}
+    outbox = [{"text": line, "choices": []} for line in state.get("notes") or []]
+    lines = answer.get("lines") or []
+    if lines and not state.get("reconfirm"):
+        outbox.append({"text": "\n\n".join(lines), "choices": []})
+    outbox += state.get("confirm") or []
+    cache = list(state.get("cache") or [])
+    asked = list(state.get("asked") or [])
+    question = state.get("question") or ""
+    profile = state.get("profile") or memory.new_profile()
+    if question and state.get("intent") != "greeting" and not state.get("reconfirm"):
+        asked.append(
+            {
+                "q": question[:500],
+                "sources": answer.get("sources") or [],
+                "answered": bool(answer.get("answered")),
+                "uncertainty": state.get("uncertainty", 1.0),
+                "cached": bool(state.get("cached")),
+                "retrievals": state.get("retrievals") or 0,
+                "intent": state.get("intent"),
+                "at": now.isoformat(timespec="seconds"),
+            }
+        )
+        verified = (
+            answer.get("answered")
+            and not state.get("cached")
+            and state.get("qvec")
+            and (state.get("quality") or 0.0) >= (state.get("threshold") or 0.0)
+            and (state.get("uncertainty") or 0.0) <= ev.UNCERTAIN
+        )
+        if verified:
+            keys = answer.get("used_keys") or []
+            cache.append(
+                {
+                    "q": question[:300],
+                    "vec": state["qvec"],
+                    "lang": ctx.lang,
+                    "used_keys": keys,
+                    "fp": memory.fingerprint(profile, keys, now),
+                    "lines": [line for line in lines],
+                    "sources": answer.get("sources") or [],
+                    "uncertainty": state.get("uncertainty", 0.0),
+                }
+            )
+    if not outbox:
+        outbox.append({"text": ctx.knowledge.message("med_thanks", ctx.lang), "choices": []})
+    return {
+        "outbox": outbox,
+        "cache": cache[-CACHE_KEPT:],
+        "asked": asked[-ASKED_KEPT:],
+        "last_seen": now.isoformat(timespec="seconds"),
+        "last_input_id": (state.get("message") or {}).get("id"),
+        # one run's scratch is not carried in the checkpoint
+        "passages": [],
+        "extraction": None,
+        "qvec": None,
+    }

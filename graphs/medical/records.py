@@ -1,0 +1,170 @@
+"""What the medical state gives the person and staff: /profile, the pre-visit summary, the
+items as the records store them, and the recent words a red flag can build up from."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from graphs.medical import memory
+from graphs.medical.nodes import _label, _relation_label, _said_text
+from knowledge.loader import Knowledge
+
+SLOT_TITLES = {
+    "demographics": ("기본 정보", "About"),
+    "conditions": ("질환", "Conditions"),
+    "symptoms": ("증상", "Symptoms"),
+    "medications": ("약", "Medicines"),
+    "vitals": ("측정값", "Measurements"),
+    "labs": ("검사 결과", "Test results"),
+}
+RED_FLAG_WINDOW = timedelta(hours=24)  # symptoms said this recently count with a new message
+
+
+def stored_items(profile: dict[str, Any], now: datetime) -> list[dict[str, Any]]:
+    """The profile's items as the records store them: each with whether it is current now."""
+    return [{**i, "current": memory.is_current(i, now)} for i in profile.get("items", [])]
+
+
+def _day(iso: str) -> str:
+    return iso[:10]
+
+
+def profile_text(kn: Knowledge, profile: dict[str, Any], lang: str, now: datetime) -> str | None:
+    """/profile: every item by slot, with the date last said and how current it is."""
+    items = profile.get("items", [])
+    if not items:
+        return None
+    ko = lang == "ko"
+    lines = [kn.message("med_profile_header", lang)]
+    if profile.get("subject", "self") != "self":
+        lines.append(
+            kn.message("med_profile_for", lang, who=_relation_label(profile["subject"], lang))
+        )
+    for slot, (title_ko, title_en) in SLOT_TITLES.items():
+        rows = [i for i in items if i["slot"] == slot and i["name"] not in memory.PAIRS.values()]
+        if not rows:
+            continue
+        lines.append(f"\n[{title_ko if ko else title_en}]")
+        for item in sorted(rows, key=lambda i: -memory.weight(i, now)):
+            tags = []
+            if item["status"] == "past":
+                tags.append(kn.message("med_profile_past", lang))
+            elif item["status"] == "denied":
+                tags.append(kn.message("med_profile_denied", lang))
+            elif item["status"] == "family":
+                tags.append(kn.message("med_profile_family", lang))
+            elif item["unsure"] and not item.get("confirmed"):
+                tags.append(kn.message("med_profile_unsure", lang))
+            elif not memory.is_current(item, now):
+                tags.append(kn.message("med_profile_stale", lang))
+            label = item_label(item, profile, lang)
+            tag = f" - {', '.join(tags)}" if tags else ""
+            lines.append(f"• {label} ({_day(item['last_said'])}){tag}")
+    return "\n".join(lines)
+
+
+def item_label(item: dict[str, Any], profile: dict[str, Any], lang: str) -> str:
+    """An item's name as /profile shows it ("혈압 150/95", "메트포르민")."""
+    if item["slot"] in ("vitals", "labs", "demographics"):
+        return _said_text(item, profile, lang)
+    return _label(item, lang)
+
+
+def removable(profile: dict[str, Any], lang: str) -> list[dict[str, str]]:
+    """A delete button for each item (a blood pressure pair is one)."""
+    buttons = []
+    for item in profile.get("items", []):
+        if item["name"] in memory.PAIRS.values() and item["slot"] == "vitals":
+            continue
+        label = item_label(item, profile, lang)
+        buttons.append({"label": f"✕ {label}"[:60], "data": f"m:del:{item['key']}"[:64]})
+    return buttons[:20]
+
+
+def summary_text(
+    kn: Knowledge,
+    values: dict[str, Any],
+    alerts: list[dict[str, Any]],
+    lang: str,
+    now: datetime,
+) -> str | None:
+    """The pre-visit summary: reason for contact, profile, red flags, questions and sources."""
+    profile = values.get("profile") or memory.new_profile()
+    asked = values.get("asked") or []
+    if not profile.get("items") and not asked and not alerts:
+        return None
+    ko = lang == "ko"
+    lines = ["진료 전 요약" if ko else "Pre-visit summary"]
+    if profile.get("subject", "self") != "self":
+        lines.append(
+            kn.message("med_profile_for", lang, who=_relation_label(profile["subject"], lang))
+        )
+    if asked:
+        lines.append(
+            ("방문 이유(첫 질문): " if ko else "Reason for contact (first question): ")
+            + asked[0]["q"]
+        )
+    if alerts:
+        listed = ", ".join(f"{a['code']} {a['at'][:16].replace('T', ' ')}" for a in alerts)
+        lines.append(("⚠️ 위험 신호: " if ko else "⚠️ Red flags: ") + listed)
+    for slot, (title_ko, title_en) in SLOT_TITLES.items():
+        rows = [
+            i
+            for i in profile.get("items", [])
+            if i["slot"] == slot
+            and i["name"] not in memory.PAIRS.values()
+            and not (i["unsure"] and not i.get("confirmed"))
+        ]
+        current = [i for i in rows if i["status"] == "current"]
+        past = [i for i in rows if i["status"] == "past"]
+        if current:
+            said = ", ".join(
+                _said_text(i, profile, lang)
+                + ("" if memory.is_current(i, now) else (" (오래됨)" if ko else " (old)"))
+                for i in current
+            )
+            lines.append(f"{title_ko if ko else title_en}: {said}")
+        if past:
+            lines.append(
+                f"{title_ko if ko else title_en} ({'과거' if ko else 'past'}): "
+                + ", ".join(_label(i, lang) for i in past)
+            )
+    family = [i for i in profile.get("items", []) if i["status"] == "family"]
+    if family:
+        lines.append(
+            ("가족력: " if ko else "Family history: ") + ", ".join(_label(i, lang) for i in family)
+        )
+    denied = [i for i in profile.get("items", []) if i["status"] == "denied"]
+    if denied:
+        lines.append(
+            ("없다고 함: " if ko else "Said not: ") + ", ".join(_label(i, lang) for i in denied)
+        )
+    if asked:
+        lines.append("질문과 답변 출처:" if ko else "Questions and the sources of the answers:")
+        for q in asked[-10:]:
+            sources = (
+                "; ".join(q["sources"])
+                if q["sources"]
+                else ("자료 없음" if ko else "no source found")
+            )
+            lines.append(f"• {q['q'][:120]} — {sources}")
+    return "\n".join(lines)
+
+
+def recent_words(values: dict[str, Any], now: datetime) -> list[str]:
+    """What the person said of their current symptoms in the last 24 hours: a red flag can
+    build up over messages (chest pain in one, cold sweat in the next)."""
+    out = []
+    for item in (values.get("profile") or {}).get("items", []):
+        if item["slot"] != "symptoms" or item["status"] != "current":
+            continue
+        said = datetime.fromisoformat(item["last_said"])
+        if said.tzinfo is None:
+            said = said.replace(tzinfo=now.tzinfo)
+        if now - said <= RED_FLAG_WINDOW:
+            out.append(
+                item["name_ko"] if any("가" <= c <= "힣" for c in item["text"]) else item["name"]
+            )
+            out.append(item["text"])
+    return out

@@ -1,0 +1,296 @@
+"""The medical assistant through the real engine: two domains, the profile over turns with a
+real checkpointer and a restart, reconfirmation, the cache, red flags over turns, /profile,
+/summary, /forget (every table scanned) and the export's medical keys."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import timedelta
+
+from sqlmodel import SQLModel
+
+from bot.engine import Engine, Inbound
+from db.engine import checkpoints_path, records_path
+from tests.support import NOW
+
+CHAT = 4242
+STAFF = 777
+
+
+def said(value: str, *, hours: float = 0, input_id: str | None = None) -> Inbound:
+    return Inbound(
+        chat_id=CHAT,
+        kind="text",
+        text=value,
+        user_id=5,
+        input_id=input_id,
+        at=NOW + timedelta(hours=hours),
+    )
+
+
+def pressed(data: str, *, hours: float = 0) -> Inbound:
+    return Inbound(
+        chat_id=CHAT, kind="choice", data=data, user_id=5, at=NOW + timedelta(hours=hours)
+    )
+
+
+def command(name: str, *args: str, user_id: int = 5, hours: float = 0) -> Inbound:
+    return Inbound(
+        chat_id=CHAT,
+        kind="command",
+        command=name,
+        args=tuple(args),
+        user_id=user_id,
+        at=NOW + timedelta(hours=hours),
+    )
+
+
+def texts(reply) -> str:
+    return "\n".join(m["text"] for m in reply.messages)
+
+
+def buttons(reply) -> list[str]:
+    return [c["data"] for m in reply.messages for c in m["choices"]]
+
+
+async def test_start_offers_both_domains_and_a_button_chooses(engine: Engine) -> None:
+    offer = await engine.handle(command("start"))
+    assert buttons(offer) == ["domain:legal", "domain:medical"]
+    chosen = await engine.handle(pressed("domain:medical"))
+    assert chosen.state == "MEDICAL" and "건강 상담" in texts(chosen)
+    answer = await engine.handle(said("두통이 자주 있어요"))
+    assert "두통" in texts(answer) and "출처:" in texts(answer)
+
+
+async def test_a_clearly_medical_first_message_goes_to_the_medical_assistant(
+    engine: Engine,
+) -> None:
+    reply = await engine.handle(said("혈압약 먹는데 혈압이 150에 95 나왔어요"))
+    assert reply.state == "MEDICAL"
+    assert "혈압 150/95" in texts(reply)
+    legal = await engine.handle(
+        Inbound(
+            chat_id=CHAT + 1,
+            kind="text",
+            text="친구한테 300만원 빌려줬는데 안 갚아요",
+            user_id=6,
+            at=NOW,
+        )
+    )
+    assert legal.state != "MEDICAL"
+
+
+async def test_an_answer_is_grounded_personal_and_ends_with_its_sources(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    first = await engine.handle(said("67세 남자고 당뇨 있어요. 메트포르민 먹고 있어요"))
+    assert "기록해 둘게요: 67세, 남성, 당뇨병, 메트포르민" in texts(first)
+    answer = await engine.handle(said("운동은 어떤 게 안전한가요?", hours=0.1))
+    body = answer.messages[-1]["text"]
+    assert body.splitlines()[-1].startswith("출처:")
+    assert "진단" in body  # the not-a-diagnosis note
+    assert "당뇨" in body  # read in the light of the person's diabetes
+
+
+async def test_english_question_is_answered_in_english(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    answer = await engine.handle(said("What does an HbA1c of 8.2 mean?"))
+    body = answer.messages[-1]["text"]
+    assert "HbA1c" in body and body.splitlines()[-1].startswith("Sources:")
+
+
+async def test_nonsense_gets_no_made_up_answer(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    reply = await engine.handle(said("블라블라 크르르 뭔가요?"))
+    assert "찾지 못했어요" in texts(reply) and "출처:" not in texts(reply)
+
+
+async def test_impossible_readings_are_refused_politely_and_nothing_is_lost(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("당뇨가 있어요"))
+    reply = await engine.handle(said("혈압 400/20 나왔어요"))
+    assert "나올 수 없는 값" in texts(reply)
+    profile = await engine.handle(command("profile"))
+    assert "당뇨병" in texts(profile) and "400" not in texts(profile)
+
+
+async def test_consolidation_keeps_one_item_and_the_latest_value(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("혈압이 140에 90이에요"))
+    await engine.handle(said("오늘 다시 재니 혈압 120/80 나왔어요", hours=1))
+    await engine.handle(said("두통이 있어요", hours=1.1))
+    await engine.handle(said("머리가 아파요", hours=1.2))
+    shown = texts(await engine.handle(command("profile", hours=1.3)))
+    assert "혈압 120/80" in shown and "140/90" not in shown
+    assert shown.count("두통") == 1
+
+
+async def test_the_profile_survives_a_restart(settings, knowledge, brain, kb) -> None:
+    first = await Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb)
+    await first.handle(command("start", "medical"))
+    await first.handle(said("고혈압이 있고 암로디핀 먹어요"))
+    await first.close()
+    second = await Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb)
+    try:
+        shown = texts(await second.handle(command("profile")))
+        assert "고혈압" in shown and "암로디핀" in shown
+    finally:
+        await second.close()
+
+
+async def test_a_stale_medicine_is_reconfirmed_once_before_it_is_used(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("당뇨가 있고 메트포르민 먹고 있어요"))
+    weeks = 24 * 21
+    asked = await engine.handle(said("요즘 발이 저려요. 왜 그럴까요?", hours=weeks))
+    assert "메트포르민" in texts(asked) and "아직" in texts(asked)
+    assert buttons(asked) == ["m:yes", "m:no"]
+    answered = await engine.handle(pressed("m:no", hours=weeks + 0.1))
+    assert "지난 기록" in texts(answered)
+    assert "출처:" in texts(answered)  # the question that waited is answered now
+    shown = texts(await engine.handle(command("profile", hours=weeks + 0.2)))
+    assert "메트포르민" in shown and "과거" in shown
+    again = await engine.handle(said("발 관리는 어떻게 해요?", hours=weeks + 10))
+    assert "아직 메트포르민" not in texts(again)
+
+
+async def test_a_repeated_question_is_answered_from_the_cache_until_the_profile_changes(
+    engine: Engine,
+) -> None:
+    await engine.handle(command("start", "medical"))
+    first = await engine.handle(said("두통이 자주 있어요"))
+    assert "전에 물어보셔서" not in texts(first)
+    again = await engine.handle(said("두통이 자주 있어요", hours=0.1))
+    assert "전에 물어보셔서" in texts(again)
+
+
+async def test_a_red_flag_builds_up_over_two_messages(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    first = await engine.handle(said("가슴이 아파요"))
+    assert not first.alerts
+    second = await engine.handle(said("식은땀도 나요", hours=0.1))
+    assert [a.code for a in second.alerts] == ["CHEST_PAIN"]
+    assert "119" in second.messages[0]["text"]
+    assert "출처:" not in texts(second)  # what to do now, not a general answer
+    third = await engine.handle(said("식은땀이 계속 나요", hours=0.2))
+    assert not third.alerts  # raised once
+    summary = texts(await engine.handle(command("summary", hours=0.3)))
+    assert "CHEST_PAIN" in summary
+
+
+async def test_near_misses_do_not_alert(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    for i, text in enumerate(
+        [
+            "가슴이 답답해요 스트레스 때문에",
+            "my grandmother had a stroke years ago",
+            "예전에 흑변 본 적 있는데 괜찮아졌어요",
+        ]
+    ):
+        assert not (await engine.handle(said(text, hours=i))).alerts
+
+
+async def test_an_unsure_reading_is_confirmed_with_a_button(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    reply = await engine.handle(said("혈압이 한 150에 95 정도였던 것 같아요"))
+    if "m:yes" not in buttons(reply):  # the extractor read it as sure: nothing to confirm
+        assert "혈압 150/95" in texts(reply)
+        return
+    confirmed = await engine.handle(pressed("m:yes", hours=0.1))
+    assert "기록해 둘게요" in texts(confirmed) or "확인했어요" in texts(confirmed)
+    assert "150/95" in texts(await engine.handle(command("profile", hours=0.2)))
+
+
+async def test_summary_on_an_empty_profile_is_polite(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    assert "아직" in texts(await engine.handle(command("summary")))
+    assert "아직" in texts(await engine.handle(command("profile")))
+
+
+async def test_a_profile_item_can_be_deleted(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("당뇨가 있고 메트포르민 먹어요"))
+    shown = await engine.handle(command("profile"))
+    assert "m:del:medications:metformin" in buttons(shown)
+    gone = await engine.handle(pressed("m:del:medications:metformin"))
+    assert "메트포르민" in texts(gone)
+    assert "메트포르민" not in texts(await engine.handle(command("profile")))
+
+
+async def test_a_legal_question_in_the_medical_domain_is_pointed_to_new(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    reply = await engine.handle(said("전세 보증금을 집주인이 안 돌려줘요"))
+    assert "/new" in texts(reply)
+
+
+async def test_new_switches_domains_and_both_are_kept(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("고혈압이 있어요"))
+    switch = await engine.handle(command("new"))
+    assert buttons(switch) == ["domain:legal", "domain:medical"]
+    legal = await engine.handle(pressed("domain:legal"))
+    assert legal.state != "MEDICAL"
+    await engine.handle(said("친구한테 300만원 빌려줬는데 안 갚아요", hours=0.1))
+    back = await engine.handle(command("start", "medical", hours=0.2))
+    assert back.state == "MEDICAL"
+    assert "고혈압" in texts(await engine.handle(command("profile", hours=0.3)))
+
+
+async def test_export_has_the_medical_keys(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("저는 54세 여자고 당뇨가 있어요. 메트포르민 먹고 있어요"))
+    await engine.handle(said("혈압 138/85, 당화혈색소 7.1 나왔어요", hours=0.1))
+    await engine.handle(said("어머니가 고혈압이 있으세요", hours=0.2))
+    await engine.handle(said("가슴이 너무 아프고 식은땀이 나요", hours=0.3))
+    export = await engine.handle(command("export", "json", user_id=STAFF, hours=0.4))
+    rows = json.loads(export.documents[0].content)
+    row = next(r for r in rows if r["domain"] == "medical")
+    profile = row["profile"]
+    assert profile["age"] == 54 and profile["sex"] == "female"
+    assert [c["name"] for c in profile["conditions"]] == ["diabetes"]
+    med = profile["medications"][0]
+    assert med["name"] == "metformin" and med["name_ko"] == "메트포르민" and med["current"] is True
+    assert set(med) == {
+        "name",
+        "name_ko",
+        "text",
+        "first_said",
+        "last_said",
+        "importance",
+        "current",
+    }
+    assert profile["vitals"] == {"bp_sys": 138, "bp_dia": 85}
+    assert profile["labs"] == {"hba1c": 7.1}
+    assert profile["family_history"] == ["hypertension"]
+    assert [a["code"] for a in row["alerts"]] == ["CHEST_PAIN"]
+    assert row["summary_text"] and "CHEST_PAIN" in row["summary_text"]
+    for fmt in ("csv", "md"):
+        other = await engine.handle(command("export", fmt, user_id=STAFF, hours=0.5))
+        content = other.documents[0].content.decode("utf-8")
+        assert "metformin" in content and "medical" in content
+    sessions = texts(await engine.handle(command("sessions", user_id=STAFF, hours=0.6)))
+    assert str(CHAT) in sessions
+
+
+async def test_forget_leaves_no_row_cache_entry_or_checkpoint(engine: Engine, settings) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("당뇨가 있고 메트포르민 먹어요", input_id="u1"))
+    await engine.handle(said("두통이 자주 있어요", input_id="u2"))
+    await engine.handle(said("가슴이 너무 아프고 식은땀이 나요", input_id="u3"))
+    await engine.handle(command("forget"))
+    done = await engine.handle(pressed("cmd:forget"))
+    assert "지웠어요" in texts(done)
+    tables = list(SQLModel.metadata.tables)
+    with sqlite3.connect(records_path(settings.intake_data_dir)) as db:
+        for table in tables:
+            columns = [c[1] for c in db.execute(f"pragma table_info({table})")]
+            for column in ("chat_id", "profile_id", "session_id"):
+                if column in columns:
+                    rows = db.execute(f"select count(*) from {table}").fetchone()[0]
+                    assert rows == 0, f"{table} still has {rows} rows"
+    with sqlite3.connect(checkpoints_path(settings.intake_data_dir)) as db:
+        names = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
+        for name in names:
+            columns = [c[1] for c in db.execute(f"pragma table_info({name})")]
+            if "thread_id" in columns:
+                assert db.execute(f"select count(*) from {name}").fetchone()[0] == 0
