@@ -203,7 +203,9 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         """/start and /new choose or switch the domain; other commands act on the domain in
         use (the medical ones first when it is medical)."""
         name, args = inbound.command.lower(), [a.lower() for a in inbound.args]
-        wanted = next((a for a in args if a in ("legal", "medical")), None)
+        # `/start intake` is the deep link a group chat is given: the legal intake.
+        wanted = next((a for a in args if a in ("legal", "medical", "intake")), None)
+        wanted = "legal" if wanted == "intake" else wanted
         if name in ("start", "new") and wanted is not None:
             await self._set_domain(inbound.chat_id, wanted, reply.lang)
             if wanted == "medical":

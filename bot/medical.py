@@ -179,14 +179,11 @@ class MedicalSteps:
             return
         combined = " . ".join([*earlier, inbound.text])
         hits = self.safety.check(combined)
-        raised = {
-            a["code"]
-            for a in (
-                await repo.alerts_for(
-                    engine=self.records, session_ids=[await self._profile_id(inbound.chat_id)]
-                )
-            ).get(await self._profile_id(inbound.chat_id), [])
-        }
+        if not hits:
+            return
+        profile_id = await self._profile_id(inbound.chat_id)
+        alerts = await repo.alerts_for(engine=self.records, session_ids=[profile_id])
+        raised = {a["code"] for a in alerts.get(profile_id, [])}
         fresh = [h for h in hits if h.code not in raised]
         if fresh:
             reply.alerts = fresh

@@ -68,6 +68,7 @@ COMMANDS = (
     "cancel",
     "status",
     "summary",
+    "profile",
     "lang",
     "forget",
     "export",
@@ -80,6 +81,7 @@ COMMAND_HELP = {
     "cancel": "취소 / cancel",
     "status": "진행 상황 / progress",
     "summary": "요약 / summary",
+    "profile": "내 건강 정보 / my health profile",
     "lang": "언어 ko·en / language",
     "forget": "내 정보 삭제 / delete my data",
 }

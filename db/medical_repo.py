@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete
@@ -94,6 +94,8 @@ async def sync_profile(
                     answered=bool(q["answered"]),
                     uncertainty=float(q["uncertainty"]),
                     cached=bool(q["cached"]),
+                    urgent=bool(q.get("urgent")),
+                    input_id=q.get("input_id"),
                     at=q["at"],
                 )
             )
@@ -196,13 +198,32 @@ def profile_data(
                 "at": q.at,
             }
             for q in questions
+            if not q.urgent  # the words of a red flag are the alert's text
         ],
-        "alerts": [{"code": a.code, "at": a.at.isoformat(), "text": a.category} for a in alerts],
+        "alerts": [
+            {"code": a.code, "at": a.at.isoformat(), "text": _words_of(a, questions)}
+            for a in alerts
+        ],
         "summary_text": profile.summary_text,
         "created_at": profile.started_at.isoformat(),
         "updated_at": profile.updated_at.isoformat(),
     }
 
 
-def now_iso(at: datetime) -> str:
-    return at.isoformat(timespec="seconds")
+def _words_of(alert: SafetyAlert, questions: list[MedicalQuestion]) -> str | None:
+    """The person's words that raised an alert: the red-flag message of the same update, or
+    without update ids (the console) the one recorded within seconds of it; None when unsure."""
+    if alert.input_id is not None:
+        return next(
+            (q.question for q in questions if q.urgent and q.input_id == alert.input_id), None
+        )
+    at = alert.at if alert.at.tzinfo else alert.at.replace(tzinfo=UTC)
+    best, gap = None, timedelta(seconds=30)
+    for q in questions:
+        if not q.urgent:
+            continue
+        said = datetime.fromisoformat(q.at)
+        said = said if said.tzinfo else said.replace(tzinfo=UTC)
+        if abs(said - at) <= gap:
+            best, gap = q.question, abs(said - at)
+    return best

@@ -229,4 +229,6 @@ class MedicalQuestion(SQLModel, table=True):
     answered: bool = False  # False: no source was good enough, and the bot said so
     uncertainty: float = 1.0
     cached: bool = False
+    urgent: bool = False  # the message raised a red flag: recorded, not answered
+    input_id: str | None = None  # the update it came in (ties a red flag to its alert)
     at: str  # ISO time

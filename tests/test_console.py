@@ -34,7 +34,7 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
     first = run_chat(
         tmp_path,
         [
-            '{"command": "/start"}',
+            '{"command": "/start legal"}',
             "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요",
             "",
         ],
@@ -149,3 +149,27 @@ def test_jsonl_lines_carry_the_safety_rules_each_input_fired(tmp_path: Path) -> 
     )
     assert [line["alerts"] for line in out] == [["INFANT_FEVER"], [], ["ANAPHYLAXIS"]]
     assert "119" in out[0]["messages"][0]["text"]  # what to do now comes first
+
+
+@pytest.mark.slow
+def test_console_medical_domain_remembers_across_processes(tmp_path: Path) -> None:
+    first = run_chat(
+        tmp_path,
+        [
+            "67세 남자고 당뇨가 있어요. 메트포르민 먹어요",
+            "가슴이 아파요",
+            "식은땀이 나요",
+            "/profile",
+        ],
+        "--domain",
+        "medical",
+    )
+    assert all(line["state"] == "MEDICAL" for line in first)
+    assert first[0]["messages"][0]["text"] == "기록해 둘게요: 67세, 남성, 당뇨병, 메트포르민"
+    assert first[0]["messages"][-1]["text"].splitlines()[-1].startswith("출처:")
+    assert first[1]["alerts"] == [] and first[2]["alerts"] == ["CHEST_PAIN"]
+    assert "메트포르민" in first[3]["messages"][0]["text"]
+    # A new process: the chat is still in the medical domain, with its profile and alerts.
+    second = run_chat(tmp_path, ["/summary"])
+    summary = second[0]["messages"][0]["text"]
+    assert "CHEST_PAIN" in summary and "메트포르민" in summary and "흉통" in summary

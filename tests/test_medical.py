@@ -95,7 +95,9 @@ async def test_an_answer_is_grounded_personal_and_ends_with_its_sources(engine: 
 async def test_english_question_is_answered_in_english(engine: Engine) -> None:
     await engine.handle(command("start", "medical"))
     answer = await engine.handle(said("What does an HbA1c of 8.2 mean?"))
-    body = answer.messages[-1]["text"]
+    body = answer.messages[-2]["text"]
+    # A reading in a question is probably the person's: asked about before it is recorded.
+    assert answer.messages[-1]["text"] == "Shall I record your HbA1c as 8.2?"
     assert "HbA1c" in body and body.splitlines()[-1].startswith("Sources:")
 
 
@@ -162,6 +164,9 @@ async def test_a_repeated_question_is_answered_from_the_cache_until_the_profile_
     assert "전에 물어보셔서" not in texts(first)
     again = await engine.handle(said("두통이 자주 있어요", hours=0.1))
     assert "전에 물어보셔서" in texts(again)
+    await engine.handle(said("참 저 고혈압이 있어요", hours=0.2))
+    changed = await engine.handle(said("두통이 자주 있어요", hours=0.3))
+    assert "전에 물어보셔서" not in texts(changed)  # a new diagnosis: answered afresh
 
 
 async def test_a_red_flag_builds_up_over_two_messages(engine: Engine) -> None:
@@ -241,7 +246,7 @@ async def test_export_has_the_medical_keys(engine: Engine) -> None:
     await engine.handle(said("저는 54세 여자고 당뇨가 있어요. 메트포르민 먹고 있어요"))
     await engine.handle(said("혈압 138/85, 당화혈색소 7.1 나왔어요", hours=0.1))
     await engine.handle(said("어머니가 고혈압이 있으세요", hours=0.2))
-    await engine.handle(said("가슴이 너무 아프고 식은땀이 나요", hours=0.3))
+    await engine.handle(said("가슴이 너무 아프고 식은땀이 나요", hours=0.3, input_id="u9"))
     export = await engine.handle(command("export", "json", user_id=STAFF, hours=0.4))
     rows = json.loads(export.documents[0].content)
     row = next(r for r in rows if r["domain"] == "medical")
@@ -262,7 +267,10 @@ async def test_export_has_the_medical_keys(engine: Engine) -> None:
     assert profile["vitals"] == {"bp_sys": 138, "bp_dia": 85}
     assert profile["labs"] == {"hba1c": 7.1}
     assert profile["family_history"] == ["hypertension"]
-    assert [a["code"] for a in row["alerts"]] == ["CHEST_PAIN"]
+    assert [(a["code"], a["text"]) for a in row["alerts"]] == [
+        ("CHEST_PAIN", "가슴이 너무 아프고 식은땀이 나요")
+    ]
+    assert all("가슴이 너무" not in q["question"] for q in row["questions"])
     assert row["summary_text"] and "CHEST_PAIN" in row["summary_text"]
     for fmt in ("csv", "md"):
         other = await engine.handle(command("export", fmt, user_id=STAFF, hours=0.5))

@@ -18,7 +18,7 @@ CONVERSATIONS = yaml.safe_load(
     (Path(__file__).parent / "data" / "medical_conversations.yaml").read_text(encoding="utf-8")
 )
 STAFF = 777
-# Measured on this set when it was written: recall 0.978, precision 0.989 (gold items the export
+# Measured on this set when it was written: recall 0.967, precision 0.989 (gold items the export
 # holds / export items in the gold). The floors leave room for a few lexicon changes only.
 RECALL_FLOOR = 0.93
 PRECISION_FLOOR = 0.95

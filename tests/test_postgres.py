@@ -89,6 +89,41 @@ async def test_an_intake_runs_to_its_summary_on_postgres(pg_engine: Engine, post
     assert left == dict.fromkeys(left, 0)
 
 
+async def test_the_medical_assistant_on_postgres(pg_engine: Engine, postgres_url: str):
+    """A medical profile, its alert, its export row and its deletion on PostgreSQL."""
+    engine, chat = pg_engine, USER + 1
+    await engine.handle(
+        Inbound(
+            chat_id=chat, kind="command", command="start", args=("medical",), user_id=chat, at=NOW
+        )
+    )
+    first = await engine.handle(said(chat, "고혈압이 있고 암로디핀 먹어요. 혈압 150/95 나왔어요"))
+    assert first.state == "MEDICAL" and "혈압 150/95" in first.messages[0]["text"]
+    danger = await engine.handle(said(chat, "가슴이 너무 아프고 식은땀이 나요", input_id="m2"))
+    assert [a.code for a in danger.alerts] == ["CHEST_PAIN"]
+    export = await engine.handle(
+        Inbound(chat_id=777, kind="command", command="export", args=("json",), user_id=777, at=NOW)
+    )
+    row = next(r for r in json.loads(export.documents[0].content) if r["chat_id"] == chat)
+    assert row["profile"]["vitals"] == {"bp_sys": 150, "bp_dia": 95}
+    assert [m["name"] for m in row["profile"]["medications"]] == ["amlodipine"]
+    assert [a["code"] for a in row["alerts"]] == ["CHEST_PAIN"]
+    await engine.handle(
+        Inbound(chat_id=chat, kind="command", command="forget", user_id=chat, at=NOW)
+    )
+    await engine.handle(
+        Inbound(chat_id=chat, kind="choice", data="cmd:forget", user_id=chat, at=NOW)
+    )
+    async with await psycopg.AsyncConnection.connect(postgres_url) as conn:
+        for table in ("medicalprofile", "safetyalert", "chatpreference"):
+            found = await (
+                await conn.execute(f"select count(*) from {table} where chat_id = %s", (chat,))
+            ).fetchone()
+            assert found[0] == 0, table
+        left = await (await conn.execute("select count(*) from profileitem")).fetchone()
+        assert left[0] == 0
+
+
 async def test_ids_past_32_bits_are_stored(pg_engine: Engine) -> None:
     reply = await pg_engine.handle(said(GROUPISH, "안녕하세요", input_id="3000000001"))
     assert reply.messages

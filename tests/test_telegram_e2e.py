@@ -101,6 +101,9 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
     bot = Bot(fake, tmp_path / "data")
     await bot.start()
     fake.push_command(CHAT, "start")
+    choose = await wait_text(fake, CHAT, knowledge.message("choose_domain", "ko"))
+    assert buttons(choose) == ["domain:legal", "domain:medical"]
+    fake.push_callback(CHAT, "domain:legal", message_id=choose["message_id"])
     await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"))
     assert knowledge.message("privacy_notice", "ko") in texts(fake, CHAT)
     assert "typing" in fake.chat_actions(CHAT)
@@ -565,5 +568,38 @@ async def test_danger_gets_the_numbers_first_and_staff_a_telegram_notice(
         assert str(CHAT) in notice["text"] and "칼" not in notice["text"]
         # The intake goes on after the safety reply, in the same chat.
         await fake.wait_for(lambda: len(fake.messages(CHAT)) >= 3, 20, what="the intake")
+    finally:
+        await bot.stop()
+
+
+@pytest.mark.slow
+async def test_the_medical_assistant_over_telegram(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
+    """Choose health questions with a button, ask, get a sourced answer, see and delete the
+    profile with its buttons, and find it all again after a restart."""
+    bot = Bot(fake, tmp_path / "data")
+    await bot.start()
+    try:
+        fake.push_command(CHAT, "start")
+        choose = await wait_text(fake, CHAT, knowledge.message("choose_domain", "ko"))
+        fake.push_callback(CHAT, "domain:medical", message_id=choose["message_id"])
+        await wait_text(fake, CHAT, knowledge.message("med_greeting", "ko"))
+        seen = len(fake.messages(CHAT))
+        fake.push_text(CHAT, "당뇨가 있고 메트포르민 먹어요. 운동은 어떤 게 좋아요?")
+        answer = await wait_text(fake, CHAT, "출처:", after=seen, timeout=60)
+        assert "당뇨" in answer["text"]
+        assert "기록해 둘게요: 당뇨병, 메트포르민" in texts(fake, CHAT)[seen:]
+        await bot.stop()
+        await bot.start()  # the profile outlives the process
+        seen = len(fake.messages(CHAT))
+        fake.push_command(CHAT, "profile")
+        shown = await wait_text(fake, CHAT, "메트포르민", after=seen)
+        assert "m:del:medications:metformin" in buttons(shown)
+        seen = len(fake.messages(CHAT))
+        fake.push_callback(CHAT, "m:del:medications:metformin", message_id=shown["message_id"])
+        await wait_text(
+            fake, CHAT, knowledge.message("med_item_removed", "ko", name="메트포르민"), after=seen
+        )
     finally:
         await bot.stop()

@@ -42,7 +42,7 @@ _HANGUL_CHAR = re.compile(r"[가-힣]")
 _NEVER = re.compile(r"(?!x)x")
 _NUMBER = re.compile(r"(?<![\d.])\d{1,4}(?:\.\d{1,3})?(?!\d)")
 # Blood pressure as a pair: "150/95", "150에 95" (but "150에서" is where it came from), "140 over 90".
-_PAIR = re.compile(r"(\d{2,3})\s*(?:/|에(?!서)|over|-)\s*(\d{2,3})(?![\d.])", re.I)
+_PAIR = re.compile(r"(\d{2,3})\s*(?:/|에(?!서)|over|-)\s*(\d{2,3})(?!\d|\.\d)", re.I)  # "120/80."
 # A full stop ends a sentence, a decimal point does not; a Korean polite or plain sentence end
 # followed by a space ends one too ("있어요 혈압은…"), but not "둘 다 당뇨" or "필요 없어요".
 _SENTENCE_BREAK = re.compile(

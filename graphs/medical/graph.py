@@ -37,7 +37,7 @@ def route_after_intent(state: MedicalState) -> str:
 
 
 def route_after_quality(state: MedicalState) -> str:
-    return nodes.route_after_quality(state)
+    return state.get("next_step") or "store_response"  # decided by quality_check
 
 
 def build_graph() -> StateGraph:

@@ -245,11 +245,18 @@ def to_reconfirm(profile: dict[str, Any], now: datetime) -> dict[str, Any] | Non
         and i["name"] not in PAIRS.values()
         and not (i["unsure"] and not i.get("confirmed"))
         and freshness(i, now) < FRESH_FLOOR
-        and not i.get("asked_at")
+        and not _asked_since_said(i)
     ]
     if not stale:
         return None
     return max(stale, key=lambda i: (i["importance"], i["last_said"]))
+
+
+def _asked_since_said(item: dict[str, Any]) -> bool:
+    """Asked about (and left unanswered) since it was last said or confirmed: not asked again
+    until the person mentions it anew."""
+    asked = item.get("asked_at")
+    return bool(asked) and asked >= max(item["last_said"], item.get("checked_at") or "")
 
 
 def settle(profile: dict[str, Any], key: str, holds: bool | None, now: datetime) -> dict[str, Any]:
@@ -263,8 +270,8 @@ def settle(profile: dict[str, Any], key: str, holds: bool | None, now: datetime)
     for item in profile.get("items", []):
         if item["key"] in keys:
             item = dict(item, asked_at=_iso(now))
-            if holds is True:
-                item.update(checked_at=_iso(now), confirmed=True)
+            if holds is True:  # fresh again from now; asked again once it decays anew
+                item.update(checked_at=_iso(now), confirmed=True, asked_at=None)
             elif holds is False:
                 history = item["history"] + [
                     {"value": item["value"], "text": item["text"], "at": item["last_said"]}

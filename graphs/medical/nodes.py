@@ -23,7 +23,7 @@ from graphs.common.context import Context
 from graphs.common.normalize import parse_yes_no
 from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem
 from graphs.medical import evidence as ev
-from graphs.medical import memory
+from graphs.medical import memory, questions
 from graphs.medical.state import MedicalState
 from knowledge.bm25 import tokenize
 from knowledge.loader import Knowledge
@@ -135,7 +135,7 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
         elif pending["kind"] == "reconfirm":  # not answered: asked once, not used, not asked again
             profile = memory.settle(profile, pending["key"], None, now)
         pending, deferred = None, None
-    said = extractor().extract(text) if text else SlotExtraction((), "self", (), ())
+    said = questions.profile_slots(extractor(), text)
     return {
         "profile": profile,
         "pending": pending,
@@ -340,7 +340,7 @@ async def check_similarity(state: MedicalState, runtime: Runtime[Context]) -> di
             continue
         sim = float(ev.cosine(vec.tolist(), _vector(entry["vec"]).tolist()))
         if sim >= CACHE_SIMILARITY and sim > best_sim:
-            if memory.fingerprint(profile, entry["used_keys"], ctx.now) == entry["fp"]:
+            if _fingerprint(profile, entry["used_keys"], ctx.now) == entry["fp"]:
                 best, best_sim = entry, sim
     packed = vec.astype(np.float16).tobytes()
     if best is None:
@@ -353,6 +353,14 @@ async def check_similarity(state: MedicalState, runtime: Runtime[Context]) -> di
         "answered": True,
     }
     return {"qvec": packed, "answer": answer, "cached": True, "uncertainty": best["uncertainty"]}
+
+
+def _fingerprint(profile: dict[str, Any], used: list[str], now: datetime) -> str:
+    """The cache key's profile part: the items the answer used and every current condition and
+    medicine (what an answer is personalised by), as they stand now. A new diagnosis or
+    medicine misses the cache even where the old answer did not use it."""
+    basis = {i["key"] for i in memory.current_items(profile, now, ("conditions", "medications"))}
+    return memory.fingerprint(profile, sorted(basis | set(used)), now)
 
 
 def _vector(packed: bytes) -> np.ndarray:
@@ -637,8 +645,11 @@ async def refine(state: MedicalState, runtime: Runtime[Context]) -> dict[str, An
 async def quality_check(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Whether to retrieve again (see `route_after_quality`), with the rewritten query."""
     ctx = runtime.context
-    retry = route_after_quality(state) == "retrieve"
-    updates: dict[str, Any] = {"previous_quality": state.get("quality") or 0.0}
+    step = route_after_quality(state)  # decided on the state as refine left it
+    retry = step == "retrieve"
+    # The route follows this decision: the quality kept here for the next round's no-progress
+    # test must not be compared with itself.
+    updates: dict[str, Any] = {"previous_quality": state.get("quality") or 0.0, "next_step": step}
     if retry:
         updates["query"] = _rewrite(
             state.get("question") or "",
@@ -691,6 +702,23 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
     asked = list(state.get("asked") or [])
     question = state.get("question") or ""
     profile = state.get("profile") or memory.new_profile()
+    message = state.get("message") or {}
+    if message.get("urgent") and message.get("text"):
+        # The words that raised a red flag: staff read them in the summary and the export.
+        asked.append(
+            {
+                "q": message["text"][:500],
+                "sources": [],
+                "answered": False,
+                "uncertainty": 1.0,
+                "cached": False,
+                "retrievals": 0,
+                "intent": "red_flag",
+                "urgent": True,
+                "input_id": message.get("id"),
+                "at": now.isoformat(timespec="seconds"),
+            }
+        )
     if question and state.get("intent") != "greeting" and not state.get("reconfirm"):
         asked.append(
             {
@@ -719,7 +747,7 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
                     "vec": state["qvec"],
                     "lang": ctx.lang,
                     "used_keys": keys,
-                    "fp": memory.fingerprint(profile, keys, now),
+                    "fp": _fingerprint(profile, keys, now),
                     "lines": [line for line in lines],
                     "sources": answer.get("sources") or [],
                     "uncertainty": state.get("uncertainty", 0.0),

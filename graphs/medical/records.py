@@ -143,6 +143,9 @@ def summary_text(
     if asked:
         lines.append("질문과 답변 출처:" if ko else "Questions and the sources of the answers:")
         for q in asked[-10:]:
+            if q.get("urgent"):  # the words of a red flag, answered with what to do now
+                lines.append(f"• ⚠️ {q['q'][:120]}")
+                continue
             sources = (
                 "; ".join(q["sources"])
                 if q["sources"]

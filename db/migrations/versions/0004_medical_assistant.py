@@ -64,6 +64,8 @@ def upgrade() -> None:
         sa.Column("answered", sa.Boolean(), nullable=False),
         sa.Column("uncertainty", sa.Float(), nullable=False),
         sa.Column("cached", sa.Boolean(), nullable=False),
+        sa.Column("urgent", sa.Boolean(), nullable=False),
+        sa.Column("input_id", sqlmodel.AutoString(), nullable=True),
         sa.Column("at", sqlmodel.AutoString(), nullable=False),
         sa.ForeignKeyConstraint(["profile_id"], ["medicalprofile.id"]),
         sa.PrimaryKeyConstraint("id"),
