@@ -18,8 +18,12 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("chatpreference") as batch:
-        batch.add_column(sa.Column("domain", sqlmodel.AutoString(), nullable=True))
+    # A database made before migrations gets its tables from the current models when it is
+    # brought to 0001 (db/migrate.py), a chatpreference made then already has the column.
+    have = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("chatpreference")}
+    if "domain" not in have:
+        with op.batch_alter_table("chatpreference") as batch:
+            batch.add_column(sa.Column("domain", sqlmodel.AutoString(), nullable=True))
     op.create_table(
         "medicalprofile",
         sa.Column("id", sqlmodel.AutoString(), nullable=False),
