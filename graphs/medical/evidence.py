@@ -7,12 +7,13 @@ Everything here is offline arithmetic over the hits the knowledge layer returns;
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from knowledge.bm25 import tokenize
+from knowledge.bm25 import tokenize as _tokenize
 from knowledge.index import Hit, query_complexity
 from knowledge.medical_corpus import MedicalCorpus
 
@@ -28,6 +29,19 @@ UNCERTAIN = 0.3  # above this the answer says plainly to confirm with a clinicia
 PASSAGES_USED = 3
 # A top passage whose vector similarity is below this answers nothing: say so instead.
 RELEVANCE_FLOOR = 0.25
+
+
+@functools.lru_cache(maxsize=16384)
+def terms(text: str) -> tuple[str, ...]:
+    """The search terms of a text (Kiwi morphemes or words), kept per process: the corpus's
+    passages and sentences come back turn after turn, and analysing them is the costly part
+    of the answer loop."""
+    return tuple(_tokenize(text))
+
+
+def tokenize(text: str) -> list[str]:
+    return list(terms(text))
+
 
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|(?<=요\.)\s*|(?<=다\.)\s*")
 

@@ -24,8 +24,8 @@ from graphs.common.normalize import parse_yes_no
 from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem
 from graphs.medical import evidence as ev
 from graphs.medical import memory, questions
+from graphs.medical.evidence import tokenize
 from graphs.medical.state import MedicalState
-from knowledge.bm25 import tokenize
 from knowledge.loader import Knowledge
 from knowledge.medical_corpus import MedicalCorpus, load_medical_corpus
 
