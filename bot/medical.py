@@ -138,8 +138,11 @@ class MedicalSteps:
                 return
             message["text"] = text
             written = detect_lang(text)
-            if written and written != lang and len(text) > 3:  # answered as they write
-                lang = reply.lang = written
+            if written and written != lang and len(text) > 3:  # answered as they write,
+                lang = reply.lang = written  # and /profile, /summary speak it from now on
+                handling = HANDLING.get()
+                if handling is not None:
+                    handling.lang = written
         profile = await medical_repo.open_profile(
             engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id
         )

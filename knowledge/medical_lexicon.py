@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -230,6 +230,15 @@ class Sex(Strict):
     female: SexWords
 
 
+class Topic(Strict):
+    """What a question may ask about beyond the person's own items (exercise, diet): never
+    stored; its name is the medical corpus's concept tag."""
+
+    name: str = Field(pattern=_CANONICAL)
+    ko: str = Field(min_length=1)
+    forms: Forms
+
+
 class Demographics(Strict):
     """Age and sex."""
 
@@ -287,6 +296,9 @@ class Cues(Strict):
     medicine_suffixes: tuple[str, ...] = Field(min_length=1)
     medicine_context: tuple[str, ...]
     unknown_medicine_stopwords: tuple[str, ...] = ()
+    fillers: tuple[str, ...] = ()  # whole words skipped inside a term ("머리가 좀 아파요")
+    follow_up: tuple[str, ...] = ()  # a question that refers back to the one before
+    medicine_follow_up: tuple[str, ...] = ()  # ...to a medicine it does not name
 
     @field_validator(
         "history",
@@ -309,6 +321,8 @@ class Cues(Strict):
         "not_age_before",
         "dose",
         "medicine_context",
+        "follow_up",
+        "medicine_follow_up",
     )
     @classmethod
     def _compiles(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
@@ -327,6 +341,31 @@ class MedicalLexicon(Strict):
     demographics: Demographics
     relations: tuple[Relation, ...] = Field(min_length=1)
     cues: Cues
+    topics: tuple[Topic, ...] = ()
+    concept_aliases: dict[str, str] = {}  # a lexicon name or class -> the corpus's concept tag
+
+    @field_validator("concept_aliases")
+    @classmethod
+    def _lower_case(cls, aliases: dict[str, str]) -> dict[str, str]:
+        bad = sorted(k for k, v in aliases.items() if k != k.lower() or v != v.lower())
+        if bad:
+            raise ValueError(f"concept_aliases: not lower case: {bad}")
+        return aliases
+
+    def concepts_of(self, name: str) -> list[str]:
+        """The corpus concept tags a lexicon name stands for: itself, its class (a medicine's),
+        and their aliases ("losartan" -> angiotensin receptor blocker)."""
+        names = [name.lower()]
+        medication = self.medication_index.get(name)
+        if medication is not None:
+            names.append(medication.drug_class.lower())
+        out = [*names, *(self.concept_aliases[n] for n in names if n in self.concept_aliases)]
+        return list(dict.fromkeys(out))
+
+    @cached_property
+    def medication_index(self) -> dict[str, Medication]:
+        """Medicines by canonical name."""
+        return {m.name: m for m in self.medications}
 
     def terms(self) -> Iterator[tuple[TermSlot, Term]]:
         """Every term with the slot its items go to (a medication group is a medication)."""
@@ -363,6 +402,7 @@ class MedicalLexicon(Strict):
             for reading in measure.readings
         )
         self._unique_spellings((f"relations.{r.name}", r.forms.spellings()) for r in self.relations)
+        self._unique_spellings((f"topics.{t.name}", t.forms.spellings()) for t in self.topics)
         if len({m.key for m in self.measures}) != len(self.measures):
             raise ValueError("measures: a key appears twice")
         readings = [r.key for m in self.measures for r in m.readings]

@@ -12,6 +12,7 @@ from sqlmodel import SQLModel
 
 from bot.engine import Engine, Inbound
 from db.engine import checkpoints_path, records_path
+from knowledge.medical_corpus import load_medical_corpus
 from tests.support import NOW
 
 CHAT = 4242
@@ -90,6 +91,98 @@ async def test_an_answer_is_grounded_personal_and_ends_with_its_sources(engine: 
     assert body.splitlines()[-1].startswith("출처:")
     assert "진단" in body  # the not-a-diagnosis note
     assert "당뇨" in body  # read in the light of the person's diabetes
+
+
+def source_of(entry_id: str) -> str:
+    return load_medical_corpus().by_id(entry_id).source.url
+
+
+async def test_what_a_question_asks_about_comes_before_what_it_names(engine: Engine) -> None:
+    """ "I'm on metformin; what exercise is safe?" is a question on exercise (with diabetes),
+    not on metformin; a follow-up on walking stays on it."""
+    await engine.handle(command("start", "medical"))
+    reply = await engine.handle(said("I'm 67, diabetic, on metformin. what exercise is safe?"))
+    body = reply.messages[-1]["text"]
+    assert source_of("lifestyle-exercise-with-diabetes") in body.splitlines()[-1]
+    assert source_of("medicine-metformin") not in body
+    follow = await engine.handle(said("그럼 걷기는 하루에 얼마나 해야돼요?", hours=0.1))
+    assert source_of("lifestyle-exercise-with-diabetes") in follow.messages[-1]["text"]
+
+
+async def test_a_question_naming_nothing_is_read_with_the_one_before(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    first = await engine.handle(said("I also take lisinopril 10mg once a day"))
+    assert source_of("medicine-ace-inhibitors") in texts(first)  # its class's entry
+    after = await engine.handle(said("what are the side effects of it?", hours=0.2))
+    assert source_of("medicine-ace-inhibitors") in after.messages[-1]["text"]
+    # hours later "it" is still the person's only medicine
+    later = await engine.handle(said("what are the side effects of it?", hours=5))
+    assert source_of("medicine-ace-inhibitors") in later.messages[-1]["text"]
+
+
+async def test_that_refers_to_the_question_just_before_and_not_to_one_hours_ago(
+    engine: Engine,
+) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("my blood pressure was 150/95 this morning"))
+    soon = await engine.handle(said("is that normal?", hours=0.1))
+    assert source_of("test-blood-pressure-categories") in soon.messages[-1]["text"]
+    later = await engine.handle(said("is that normal?", hours=5))
+    assert source_of("test-blood-pressure-categories") not in texts(later)
+
+
+async def test_the_medicine_a_question_means_is_asked_when_it_is_unclear(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    none_yet = await engine.handle(said("부작용은요?"))
+    assert texts(none_yet) == "어떤 약에 대해 물어보시는 건지 약 이름을 알려 주시겠어요?"
+    await engine.handle(said("메트포르민이랑 로사르탄 먹어요", hours=0.1))
+    which = await engine.handle(said("부작용은요?", hours=0.2))
+    assert texts(which).endswith("지금 기억하고 있는 약: 메트포르민, 로사르탄")
+    assert "출처:" not in texts(which)
+    named = await engine.handle(said("로사르탄 부작용이요", hours=0.3))
+    assert source_of("medicine-losartan-arbs") in named.messages[-1]["text"]
+    # the medicine just asked about is what "the medicine" means next
+    then = await engine.handle(said("그 약 언제 먹어요?", hours=0.4))
+    assert source_of("medicine-losartan-arbs") in then.messages[-1]["text"]
+    summary = texts(await engine.handle(command("summary", hours=0.5)))
+    assert "부작용은요?" not in summary  # a "which one?" is not a question answered
+
+
+async def test_a_question_about_the_bot_and_a_worried_one_get_a_human_word(
+    engine: Engine,
+) -> None:
+    await engine.handle(command("start", "medical"))
+    who = await engine.handle(said("당신 진짜 의사 맞아요? 대답이 왜 이래요"))
+    assert "의사가 아니에요" in texts(who) and "출처:" not in texts(who)
+    worried = await engine.handle(said("혈압이 170에 100 나왔어요 너무 무서워요", hours=0.1))
+    assert worried.messages[0]["text"] == "걱정되시죠. 함께 차근차근 살펴볼게요."
+    assert worried.messages[-1]["text"].splitlines()[-1].startswith("출처:")
+    en = await engine.handle(said("are you a real doctor?", hours=0.2))
+    assert "not a doctor" in texts(en)
+
+
+async def test_a_personal_line_comes_only_from_a_passage_on_the_question(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("I have type 2 diabetes"))
+    reply = await engine.handle(said("is it ok to drink a glass of wine?", hours=0.1))
+    body = reply.messages[-1]["text"]
+    assert source_of("lifestyle-alcohol") in body
+    assert "mg/dL" not in body  # no glucose thresholds from an entry on something else
+
+
+async def test_a_greeting_with_a_question_is_a_question(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    reply = await engine.handle(said("hi, what food should I avoid with diabetes?"))
+    assert reply.messages[-1]["text"].splitlines()[-1].startswith("Sources:")
+
+
+async def test_the_language_a_person_writes_in_is_kept_for_commands(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))  # the chat starts in Korean
+    await engine.handle(said("My head really hurts and I take metformin"))
+    summary = await engine.handle(command("summary", hours=0.1))
+    assert "Pre-visit summary" in texts(summary) and "headache" in texts(summary)
+    profile = await engine.handle(command("profile", hours=0.1))
+    assert "metformin" in texts(profile) and "메트포르민" not in texts(profile)
 
 
 async def test_english_question_is_answered_in_english(engine: Engine) -> None:
@@ -181,6 +274,16 @@ async def test_a_red_flag_builds_up_over_two_messages(engine: Engine) -> None:
     assert not third.alerts  # raised once
     summary = texts(await engine.handle(command("summary", hours=0.3)))
     assert "CHEST_PAIN" in summary
+
+
+async def test_a_tight_chest_then_a_numb_left_arm_raises_the_alert(engine: Engine) -> None:
+    """A carer's words, a tightness rather than a pain, and the sign a message later."""
+    await engine.handle(command("start", "medical"))
+    first = await engine.handle(said("엄마가 75세신데 가슴이 좀 답답하시대요"))
+    assert not first.alerts
+    second = await engine.handle(said("왼팔도 저리다고 하세요", hours=0.1))
+    assert [a.code for a in second.alerts] == ["CHEST_PAIN"]
+    assert "119" in second.messages[0]["text"]
 
 
 async def test_near_misses_do_not_alert(engine: Engine) -> None:

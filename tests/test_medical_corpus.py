@@ -22,6 +22,7 @@ from knowledge.medical_corpus import (
     load_medical_corpus_file,
     parse_medical_corpus,
 )
+from knowledge.medical_lexicon import load_medical_lexicon
 
 # The brief's rough target per topic; the test asks for at least half of each.
 TARGET_PER_TOPIC = {
@@ -189,6 +190,17 @@ def test_key_numbers_say_the_same_in_both_languages(entry_id: str, ko: str, en: 
 
 def test_the_kdca_call_centre_1339_is_given(corpus: MedicalCorpus) -> None:
     assert [e.id for e in corpus.entries if "1339" in e.text.ko and "1339" in e.text.en]
+
+
+def test_the_lexicons_topics_and_aliases_name_concepts_the_corpus_has(
+    corpus: MedicalCorpus,
+) -> None:
+    """A question's focus and a medicine's class find passages only through the corpus's own
+    concept tags: a topic or alias the corpus does not tag would never raise a passage."""
+    lexicon = load_medical_lexicon()
+    tags = {c for entry in corpus.entries for c in entry.concepts}
+    assert {t.name for t in lexicon.topics} <= tags
+    assert set(lexicon.concept_aliases.values()) <= tags
 
 
 def test_by_id_finds_an_entry_and_refuses_an_unknown_one() -> None:

@@ -95,6 +95,10 @@ FIRES: dict[str, list[str]] = {
         "my chest hurts and I'm sweating",
         "chest pain going down my left arm",
         "I think I'm having a heart attack",
+        # tightness or pressure, not only pain, with a sign
+        "가슴이 답답하고 식은땀이 나요",
+        "가슴이 좀 묵직하고 왼팔이 저려요",
+        "tight chest and I feel sick, like I'm going to throw up",
     ],
     "STROKE": [
         "엄마가 갑자기 말이 어눌하고 한쪽 팔에 힘이 없어요",
@@ -255,6 +259,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "그 사람 생각하면 가슴이 아파요",
         "you almost gave me a heart attack",
         "작년에 가슴 통증으로 식은땀 흘린 적 있어요",
+        "요즘 회사일 때문에 가슴이 답답해요",
+        "my chest feels tight when I'm stressed about work",
     ],
     "STROKE": [
         "my grandmother had a stroke years ago",

@@ -232,6 +232,67 @@ def test_the_ways_of_saying_headache_are_one_item(extractor: SlotExtractor) -> N
 
 
 @pytest.mark.parametrize(
+    ("text", "expected", "kept"),
+    [
+        ("머리가 좀 아파요", [s("headache")], "머리가 좀 아파"),
+        ("머리가 너무 아파요", [s("headache")], "머리가 너무 아파"),
+        ("배가 살짝 아파요", [s("abdominal pain")], "배가 살짝 아파"),
+        ("숨이 좀 차요", [s("shortness of breath")], "숨이 좀 차"),
+        ("my head really hurts today", [s("headache")], "my head really hurts"),
+        ("I feel very dizzy", [s("dizziness")], "dizzy"),
+        # a form that holds a filler itself is still read whole
+        ("땀이 많이 나요", [s("sweating")], "땀이 많이 나"),
+        ("소변을 너무 자주 봐요", [s("frequent urination")], "소변을 너무 자주"),
+        ("밤에 자꾸 깨요", [s("trouble sleeping")], "밤에 자꾸 깨"),
+        # a filler never turns a denial around
+        ("당뇨는 좀 없어요", [c("diabetes", "N")], "당뇨"),
+    ],
+)
+def test_filler_words_inside_a_phrase_are_skipped_and_kept(
+    extractor: SlotExtractor, text: str, expected: list[Row], kept: str
+) -> None:
+    result = extractor.extract(text)
+    assert rows(result) == expected
+    assert result.items[0].text == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "topics"),
+    [
+        ("운동은 어떤 게 괜찮을까요?", ["exercise"]),
+        ("그럼 걷기는 하루에 얼마나 해야돼요?", ["exercise"]),
+        ("what exercise is safe for me?", ["exercise"]),
+        ("is it ok to drink a glass of wine?", ["alcohol"]),
+        ("당뇨 있으면 어떤 음식을 피해야 해요?", ["diet"]),
+        ("요즘 잠을 잘 못 자요", ["sleep"]),
+        ("독감 주사 맞아도 되나요?", ["vaccination"]),
+        ("짜게 먹으면 안 되나요? 운동도 해야 하나요?", ["salt", "exercise"]),
+        # near-misses: no topic
+        ("수술 날짜가 잡혔어요", []),
+        ("잠깐만요", []),
+        ("메트포르민 부작용이 뭐예요?", []),
+    ],
+)
+def test_the_topic_a_question_asks_about(
+    extractor: SlotExtractor, text: str, topics: list[str]
+) -> None:
+    assert extractor.topics(text) == topics
+    assert all(i.slot != "topics" for i in extractor.extract(text).items)  # never stored
+
+
+def test_a_name_stands_for_its_class_and_aliases() -> None:
+    lexicon = load_medical_lexicon()
+    assert lexicon.concepts_of("lisinopril") == ["lisinopril", "ace inhibitor"]
+    assert lexicon.concepts_of("losartan") == [
+        "losartan",
+        "angiotensin ii receptor blocker",
+        "angiotensin receptor blocker",
+    ]
+    assert lexicon.concepts_of("alcohol use") == ["alcohol use", "alcohol"]
+    assert lexicon.concepts_of("diabetes") == ["diabetes"]
+
+
+@pytest.mark.parametrize(
     ("text", "name", "kept"),
     [
         ("메트포르민 500mg 하루 두 번", "metformin", "메트포르민 500mg 하루 두 번"),
@@ -524,6 +585,8 @@ def _with(change) -> dict:
         (lambda r: r["conditions"][0].update(ko="당뇨질환"), "not among its own forms"),
         (lambda r: r["conditions"][0]["forms"]["ko"].append("당(뇨(병))"), "nested"),
         (lambda r: r.update(medications=r["medications"][:10]), "at least 60"),
+        (lambda r: r["topics"][1]["forms"]["ko"].append("운동"), "belongs to both"),
+        (lambda r: r["concept_aliases"].update({"ACE": "x"}), "not lower case"),
     ],
 )
 def test_a_broken_lexicon_is_refused(change, message: str) -> None:

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from knowledge.medical_lexicon import (
     Condition,
@@ -360,6 +361,17 @@ class SlotExtractor:
             ((s, r, None) for r in lex.relations for s in self._relation_spellings(r)),
             lex.korean_particles,
         )
+        self._topics = _Matcher(
+            ((s, topic.name, None) for topic in lex.topics for s in topic.forms.spellings()),
+            lex.korean_particles,
+        )
+        self._follow_up = _any_of(cues.follow_up)
+        self._medicine_follow_up = _any_of(cues.medicine_follow_up)
+        self._fillers = (
+            re.compile(rf"(?<!\w)(?:{_words(cues.fillers)})(?!\w)", re.I)
+            if cues.fillers
+            else _NEVER
+        )
         self._excludes = {
             (slot, term.name): re.compile(_words(term.exclude), re.I)
             for slot, term in lex.terms()
@@ -545,10 +557,30 @@ class SlotExtractor:
             unknown_medicines=self._unknown_medicines(text, terms, cue_hits),
         )
 
+    def topics(self, text: str) -> list[str]:
+        """The topics a question asks about (exercise, diet...), in the order it names them:
+        the focus of a question, never stored in a profile."""
+        found = self._topics.find(_normalise(text))
+        return list(dict.fromkeys(str(hit.payload) for hit in found))
+
+    def refers_back(self, text: str) -> Literal["medicine", "any"] | None:
+        """Whether a question refers to something said before: to a medicine ("부작용은요?",
+        "when do I take it?"), to anything ("그건 정상이에요?", "is it serious?"), or not."""
+        normal = _normalise(text)
+        if self._medicine_follow_up.search(normal):
+            return "medicine"
+        return "any" if self._follow_up.search(normal) else None
+
     def _find_terms(self, text: str) -> list[_Hit]:
-        """Term hits, without those inside a phrase their entry excludes ("통풍이 잘 되는")."""
+        """Term hits, without those inside a phrase their entry excludes ("통풍이 잘 되는").
+        The text is also read with its filler words blanked, position for position, so that
+        "머리가 좀 아파요" is read as "머리가 아파요" and the item keeps the words as written."""
+        found = self._terms.find(text)
+        blanked = self._fillers.sub(lambda m: " " * len(m.group()), text)
+        if blanked != text:  # a form may hold a filler itself ("땀이 많이 나"): both readings
+            found = _longest_first([*found, *self._terms.find(blanked)])
         hits = []
-        for hit in self._terms.find(text):
+        for hit in found:
             exclude = self._excludes.get((hit.payload.slot, hit.payload.term.name))
             if exclude and any(
                 m.start() < hit.end and hit.start < m.end() for m in exclude.finditer(text)

@@ -97,21 +97,43 @@ def complexity(text: str, concepts: list[str]) -> str:
 
 
 CONCEPT_RELEVANCE = 0.65  # a passage about a concept the question names is relevant
+FOCUS_RELEVANCE = 0.7  # a passage about what the question asks about (exercise, diet)
+SHARED_BONUS = 0.02  # for each concept (at most two) a relevant passage shares with the person
 
 
 def relevance_of(
-    similarity: float, concepts: tuple[str, ...] | list[str], asked: list[str]
+    similarity: float,
+    concepts: tuple[str, ...] | list[str],
+    asked: list[str],
+    focus: list[str] | tuple[str, ...] = (),
+    context: list[str] | tuple[str, ...] = (),
 ) -> float:
     """How relevant a passage is by any evidence: its vector similarity to the person's
     question, or, when it is about one of the medical concepts the question names,
     CONCEPT_RELEVANCE (the packaged embedding scores "HbA1c 8.2" against the HbA1c entry at
-    only 0.22)."""
-    named = bool(set(asked) & set(concepts))
-    return max(similarity, CONCEPT_RELEVANCE if named else 0.0)
+    only 0.22). A passage about what the question asks about (its focus: exercise, diet)
+    ranks above one about a concept merely named ("I'm on metformin; what exercise is safe?").
+    Each concept it shares with the question or the person's own conditions adds a little,
+    so that exercise *with diabetes* comes before exercise in general."""
+    own = set(concepts)
+    if focus and own & set(focus):
+        floor = FOCUS_RELEVANCE
+    elif own & set(asked):
+        floor = CONCEPT_RELEVANCE
+    else:
+        floor = 0.0
+    shared = len(own & (set(asked) | set(context)) - set(focus))
+    bonus = SHARED_BONUS * min(shared, 2) if floor else 0.0
+    return round(min(max(similarity, floor) + bonus, 1.0), 4)
 
 
 def passages_from(
-    hits: list[Hit], corpus: MedicalCorpus, lang: str, asked: list[str] | None = None
+    hits: list[Hit],
+    corpus: MedicalCorpus,
+    lang: str,
+    asked: list[str] | None = None,
+    focus: list[str] | tuple[str, ...] = (),
+    context: list[str] | tuple[str, ...] = (),
 ) -> list[Passage]:
     """Hits as passages, most relevant first: an entry of the shipped corpus once, in the
     person's language whichever language matched; an ingested corpus's chunk as it is."""
@@ -130,7 +152,7 @@ def passages_from(
                 entry = corpus.by_id(str(entry_id))
             except KeyError:
                 continue
-            relevance = relevance_of(relevance, tuple(entry.concepts), asked)
+            relevance = relevance_of(relevance, tuple(entry.concepts), asked, focus, context)
             out.append(
                 Passage(
                     pid,

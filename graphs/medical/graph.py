@@ -22,6 +22,7 @@ from graphs.medical import nodes
 from graphs.medical.state import MedicalState
 
 NAME = "medical"
+NO_LOOKUP = ("greeting", "clarify")  # answered without retrieval: a hello, or "which one?"
 
 
 def route_after_memory(state: MedicalState) -> str:
@@ -33,7 +34,7 @@ def route_after_cache(state: MedicalState) -> str:
 
 
 def route_after_intent(state: MedicalState) -> str:
-    return "generate_answer" if state.get("intent") == "greeting" else "retrieve"
+    return "generate_answer" if state.get("intent") in NO_LOOKUP else "retrieve"
 
 
 def route_after_quality(state: MedicalState) -> str:

@@ -20,6 +20,7 @@ from langgraph.runtime import Runtime
 
 from graphs.common.bridge import bridge_query, english_terms
 from graphs.common.context import Context
+from graphs.common.intents import read_intent
 from graphs.common.normalize import parse_yes_no
 from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem
 from graphs.medical import evidence as ev
@@ -37,6 +38,7 @@ ASKED_KEPT = 50
 RETURN_GAP_HOURS = 6.0  # a message after this long is a return: stale items are asked about
 CONTEXT_BUDGET = 1200  # tokens (≈ words, or Korean syllables / 2) of profile and passages
 RELATED = ("conditions", "medications", "symptoms", "vitals", "labs")
+CARRY_HOURS = 2.0  # a question naming nothing is read with the concepts of one this recent
 YES, NO = "m:yes", "m:no"
 
 
@@ -150,6 +152,9 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
         },
         "confirm": None,
         "concepts": [],
+        "focus": [],
+        "tags": [],
+        "context_tags": [],
         "passages": [],
         "retrievals": 0,
         "previous_quality": None,
@@ -192,6 +197,9 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
         profile, said, at=now, input_id=(state.get("message") or {}).get("id")
     )
     notes = list(state.get("notes") or [])
+    feeling = _feeling(kn, state.get("question") or "", lang)
+    if feeling:
+        notes.insert(0, feeling)
     shown = [
         i for i in changed if not (i["name"] in memory.PAIRS.values() and i["slot"] == "vitals")
     ]
@@ -242,6 +250,21 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
         "pending": pending,
         "reconfirm": reconfirm,
     }
+
+
+# Feelings a health question may carry, answered in a word before the answer. Distress words
+# ("답답", "잠을 못", "스트레스") are left out: in health questions they are symptoms.
+FEELINGS = ("fear", "anger", "urgency")
+
+
+def _feeling(kn: Knowledge, question: str, lang: str) -> str | None:
+    """A brief word for the first feeling the question expresses (worry, frustration, haste)."""
+    lowered = question.lower()
+    for kind in FEELINGS:
+        words = kn.lexicon.emotions.get(kind, {})
+        if any(w in lowered for w in (*words.get("ko", []), *words.get("en", []))):
+            return kn.message(f"med_empathy_{kind}", lang)
+    return None
 
 
 def _relation_label(name: str, lang: str) -> str:
@@ -335,8 +358,10 @@ async def check_similarity(state: MedicalState, runtime: Runtime[Context]) -> di
     vec = np.asarray(vectors[0], dtype=np.float32)
     profile = state.get("profile") or memory.new_profile()
     best, best_sim = None, 0.0
+    # The same words may ask about something else: "its side effects?" after another medicine.
+    about = sorted(_reading(state, ctx.now)[0])
     for entry in state.get("cache") or []:
-        if entry["lang"] != ctx.lang:
+        if entry["lang"] != ctx.lang or sorted(entry.get("concepts") or []) != about:
             continue
         sim = float(ev.cosine(vec.tolist(), _vector(entry["vec"]).tolist()))
         if sim >= CACHE_SIMILARITY and sim > best_sim:
@@ -374,24 +399,135 @@ def _concepts(question: str) -> list[str]:
     return list(dict.fromkeys(i.name for i in said.items if i.slot in RELATED))
 
 
+def _tags(names: list[str]) -> list[str]:
+    """The corpus concept tags of lexicon names: each name, a medicine's class, their aliases."""
+    lexicon = extractor().lexicon
+    return list(dict.fromkeys(tag for name in names for tag in lexicon.concepts_of(name)))
+
+
+def _medicine_label(name: str, lang: str) -> str:
+    """A medicine's (or medicine group's) name in the person's language."""
+    lexicon = extractor().lexicon
+    for term in (*lexicon.medications, *lexicon.medication_groups):
+        if term.name == name:
+            return term.ko if lang == "ko" else term.name
+    return name
+
+
+def _is_medicine(name: str) -> bool:
+    lexicon = extractor().lexicon
+    return name in lexicon.medication_index or any(
+        g.name == name for g in lexicon.medication_groups
+    )
+
+
+def _carried(state: MedicalState, now: datetime, kind: str) -> list[str]:
+    """What a question naming nothing refers to, from the questions of the last CARRY_HOURS:
+    for a medicine's side effects or timing, the one medicine asked about last (or the
+    person's only current one); otherwise the concepts of the question just before."""
+    if kind == "medicine":
+        candidates = _medicine_candidates(state, now)
+        return candidates if len(candidates) == 1 else []
+    for entry in _recent_questions(state, now):
+        return list(entry["concepts"])
+    return []
+
+
+def _recent_questions(state: MedicalState, now: datetime) -> list[dict[str, Any]]:
+    """The questions of the last CARRY_HOURS that named something, latest first."""
+    recent = []
+    for entry in reversed(state.get("asked") or []):
+        if memory._hours(entry["at"], now) > CARRY_HOURS:
+            break
+        if entry.get("intent") != "red_flag" and entry.get("concepts"):
+            recent.append(entry)
+    return recent
+
+
+def _medicine_candidates(state: MedicalState, now: datetime) -> list[str]:
+    """The medicines "the medicine" may mean: those of the latest question that named any,
+    else the person's current ones."""
+    for entry in _recent_questions(state, now):
+        medicines = [c for c in entry["concepts"] if _is_medicine(c)]
+        if medicines:
+            return medicines
+    profile = state.get("profile") or memory.new_profile()
+    return [i["name"] for i in memory.current_items(profile, now, ("medications",))]
+
+
+def _reading(state: MedicalState, now: datetime) -> tuple[list[str], list[str]]:
+    """What a question is about: the concepts it names (or, naming neither a concept nor a
+    topic but referring back, what it refers to) and its focus (its topics)."""
+    question = state.get("question") or ""
+    concepts = _concepts(question)
+    focus = extractor().topics(question) if question else []
+    if not concepts and not focus:
+        kind = extractor().refers_back(question)
+        if kind:
+            concepts = _carried(state, now, kind)
+    return concepts, focus
+
+
+def _unclear_medicine(state: MedicalState, now: datetime) -> list[str]:
+    """The medicines a question about "the medicine" may mean when it cannot be told which
+    (several, or [""] for none in sight): the reply asks which. Empty when it is clear or not
+    such a question."""
+    question = state.get("question") or ""
+    if _concepts(question) or extractor().refers_back(question) != "medicine":
+        return []
+    candidates = _medicine_candidates(state, now)
+    if not candidates and len(tokenize(question)) <= 2:
+        return [""]  # "부작용은요?" with no medicine in sight: which one?
+    return candidates if len(candidates) > 1 else []
+
+
+def _context_tags(profile: dict[str, Any], now: datetime) -> list[str]:
+    """What the person's answers are read with: their current conditions and, from 65, older
+    adults' guidance."""
+    names = [i["name"] for i in memory.current_items(profile, now, ("conditions",))]
+    tags = _tags(names)
+    age = next(
+        (i["value"] for i in profile.get("items", []) if i["name"] == "age" and i.get("current")),
+        None,
+    )
+    if isinstance(age, int | float) and age >= 65:
+        tags.append("older adults")
+    return tags
+
+
 async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """greeting / simple / moderate / complex by the medical concepts in the question; sets k
     for retrieval (3 / 8 / 15) and the quality threshold (0.4 / 0.55 / 0.7)."""
-    kn = runtime.context.knowledge
+    ctx = runtime.context
+    kn = ctx.knowledge
     question = state.get("question") or ""
-    concepts = _concepts(question)
+    concepts, focus = _reading(state, ctx.now)
     lowered = question.lower()
     greeting_words = [*kn.lexicon.greetings.get("ko", []), *kn.lexicon.greetings.get("en", [])]
     thanks = ("감사", "고마", "thank", "thanks")
-    if not concepts and (
-        _trivial(question)
-        or (len(tokenize(question)) <= 4 and any(w in lowered for w in (*greeting_words, *thanks)))
+    if (
+        not _concepts(question)
+        and not focus
+        and (
+            _trivial(question)
+            or read_intent(question, kn).kind == "small_talk"
+            or (
+                len(tokenize(question)) <= 4
+                and any(w in lowered for w in (*greeting_words, *thanks))
+            )
+        )
     ):
         return {"intent": "greeting", "concepts": [], "k": 0, "threshold": 0.0}
+    profile = state.get("profile") or memory.new_profile()
+    if not concepts and _unclear_medicine(state, ctx.now):
+        return {"intent": "clarify", "concepts": [], "k": 0, "threshold": 0.0}
     intent = ev.complexity(question, concepts)
     return {
         "intent": intent,
         "concepts": concepts,
+        "focus": focus,
+        "tags": list(dict.fromkeys([*_tags(concepts), *focus])),
+        "context_tags": _context_tags(profile, ctx.now),
         "k": ev.K_BY_INTENT[intent],
         "threshold": ev.QUALITY_THRESHOLD[intent],
     }
@@ -418,7 +554,14 @@ async def retrieve(state: MedicalState, runtime: Runtime[Context]) -> dict[str, 
         collections = kb.medical_collections()
         if collections:
             hits = kb.search(query, k=state.get("k") or 8, collections=collections)
-            found = ev.passages_from(hits, corpus(), ctx.lang, state.get("concepts") or [])
+            found = ev.passages_from(
+                hits,
+                corpus(),
+                ctx.lang,
+                state.get("tags") or [],
+                state.get("focus") or [],
+                state.get("context_tags") or [],
+            )
     fresh = ev.new_only(taken, found)
     merged = sorted(taken + fresh, key=lambda p: (-p.relevance, -p.fused))
     return {
@@ -430,19 +573,26 @@ async def retrieve(state: MedicalState, runtime: Runtime[Context]) -> dict[str, 
 
 
 def _first_query(state: MedicalState, now: datetime) -> str:
-    """The question with the English names of its medical terms (Korean to English documents);
-    a question naming no medical concept ("운동은 어떤 게 안전한가요?") is read in the light of
-    the person's current conditions."""
+    """The question with the English names of its medical terms and topics (Korean to English
+    documents) and of the concepts carried from the question before; a question naming no
+    medical concept ("운동은 어떤 게 안전한가요?") is read in the light of the person's current
+    conditions."""
     question = state.get("question") or ""
     query = bridge_query(question, extractor())
+    named = set(_concepts(question))
+    readings = {r.key for m in extractor().lexicon.measures for r in m.readings}
+    carried = [c for c in state.get("concepts") or [] if c not in named]
+    extra = [c for c in _tags(carried) if c not in readings]  # "bp_sys" is no search word
+    if _HANGUL.search(question):
+        extra += state.get("focus") or []
     if not state.get("concepts"):
         profile = state.get("profile") or memory.new_profile()
         conditions = memory.current_items(profile, now, ("conditions",))[:2]
         names = [i["name_ko"] if _HANGUL.search(question) else i["name"] for i in conditions]
         names += [i["name"] for i in conditions if _HANGUL.search(question)]
-        if names:
-            query = f"{query} {' '.join(dict.fromkeys(names))}"
-    return query
+        extra += names
+    extra = [w for w in dict.fromkeys(extra) if w.lower() not in query.lower()]
+    return f"{query} {' '.join(extra)}" if extra else query
 
 
 _HANGUL = re.compile(r"[가-힣]")
@@ -472,7 +622,9 @@ async def assemble_context(state: MedicalState, runtime: Runtime[Context]) -> di
                 ev.relevance_of(
                     ev.cosine(question, vectors[p.id]) if p.id in vectors else p.relevance,
                     p.concepts,
-                    state.get("concepts") or [],
+                    state.get("tags") or [],
+                    state.get("focus") or [],
+                    state.get("context_tags") or [],
                 )
             )
             for p in passages
@@ -493,11 +645,18 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
     profile, with its sources; a caution when the evidence is uncertain."""
     ctx = runtime.context
     kn, lang, now = ctx.knowledge, ctx.lang, ctx.now
+    if state.get("intent") == "clarify":  # "부작용은요?" with several medicines noted
+        names = ", ".join(_medicine_label(n, lang) for n in _unclear_medicine(state, now) if n)
+        key = "med_which_medicine" if names else "med_which_medicine_named"
+        lines = [kn.message(key, lang, names=names)]
+        return {"answer": {"lines": lines, "sources": [], "used_keys": [], "answered": False}}
     if state.get("intent") == "greeting":
         question = (state.get("question") or "").lower()
         thanked = any(w in question for w in ("감사", "고마", "thank"))
         if thanked:
             lines = [kn.message("med_thanks", lang)]
+        elif read_intent(question, kn).kind == "small_talk" and not _trivial(question):
+            lines = [kn.message("med_about_bot", lang)]  # "are you a doctor?"
         elif state.get("notes") or state.get("confirm"):
             lines = []  # what was noted (or asked) is the reply
         else:
@@ -523,17 +682,25 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
     body = ev.best_sentences(top.text, terms, 3)
     used = [top]
     covered = set(top.concepts)
+    # A question on several concepts gets a sentence on each; one with a focus (exercise,
+    # diet) stays on it, and the person's own items come in as personal lines.
+    spread = [] if state.get("focus") else state.get("tags") or []
     for other in passages[1:3]:
-        missing = [
-            c for c in state.get("concepts") or [] if c not in covered and c in other.concepts
-        ]
+        missing = [c for c in spread if c not in covered and c in other.concepts]
         if missing:
             body += ev.best_sentences(other.text, terms | set(missing), 1)
             used.append(other)
             covered |= set(other.concepts)
     profile = state.get("profile") or memory.new_profile()
     personal, used_keys = _personal(
-        kn, body, profile, passages[:3], state.get("concepts") or [], lang, now
+        kn,
+        body,
+        profile,
+        passages[:3],
+        state.get("tags") or [],
+        state.get("focus") or [],
+        lang,
+        now,
     )
     lines = [" ".join(body), *personal]
     if doubt > ev.UNCERTAIN:
@@ -560,15 +727,21 @@ def _personal(
     profile: dict[str, Any],
     passages: list[ev.Passage],
     concepts: list[str],
+    focus: list[str],
     lang: str,
     now: datetime,
 ) -> tuple[list[str], list[str]]:
     """Lines tying the passages to the person's own conditions and medicines, and the keys of
-    every current item the answer depends on (its cache fingerprint)."""
+    every current item the answer depends on (its cache fingerprint). A line is taken only
+    from a passage on what was asked (its focus, else its concepts): a sentence that merely
+    names the person's condition in a passage on something else says nothing to them."""
     lines: list[str] = []
     relevant: list[str] = []
     shown = set(body)
     topic = set(concepts) | {c for p in passages for c in p.concepts}
+    wanted = set(focus or concepts)
+    on_topic = [p for i, p in enumerate(passages) if i == 0 or wanted & set(p.concepts)]
+    chose = False
     for item in memory.current_items(profile, now, ("conditions", "medications")):
         names = {item["name"].lower(), item["name_ko"]}
         mentioned = item["name"] in topic or any(
@@ -579,7 +752,7 @@ def _personal(
         relevant.append(item["key"])
         if len(lines) >= 2:
             continue
-        for p in passages:
+        for p in on_topic:
             found = [
                 s
                 for s in ev.sentences(p.text)
@@ -597,6 +770,16 @@ def _personal(
                 lines.append(kn.message(key, lang, name=label, sentence=found[0]))
                 shown.add(found[0])
                 break
+        else:  # no sentence names it, but a question on a topic was answered for it: say so
+            chosen = set(_tags([item["name"]])) & set(passages[0].concepts)
+            if chosen and not chose and focus and not set(_tags([item["name"]])) & set(concepts):
+                label = _label(item, lang)
+                if lang == "ko":
+                    label += josa(label, "이/가")
+                lines.append(
+                    kn.message("med_personal_chosen", lang, name=label, title=passages[0].title)
+                )
+                chose = True
     return lines, relevant
 
 
@@ -637,7 +820,8 @@ async def refine(state: MedicalState, runtime: Runtime[Context]) -> dict[str, An
     passages = [ev.Passage.from_state(p) for p in state.get("passages") or []]
     if not answer.get("answered"):
         return {"quality": 0.0}
-    cover = ev.coverage(state.get("concepts") or [], state.get("question") or "", passages[:3])
+    asked = [*(state.get("concepts") or []), *(state.get("focus") or [])]
+    cover = ev.coverage(asked, state.get("question") or "", passages[:3])
     grounded = ev.grounding(answer.get("body") or [], passages)
     return {"quality": ev.quality(cover, grounded, passages[0].relevance if passages else 0.0)}
 
@@ -676,7 +860,7 @@ def route_after_quality(state: MedicalState, *, threshold: float | None = None) 
         wanted = (state.get("quality") or 0.0) < limit or (
             state.get("consistency", 1.0) < ev.CONSISTENCY_FLOOR
         )
-    if not wanted or state.get("intent") == "greeting":
+    if not wanted or state.get("intent") in ("greeting", "clarify"):
         return "store_response"
     if (state.get("retrievals") or 0) > ev.MAX_EXTRA_RETRIEVALS:
         return "store_response"
@@ -719,7 +903,11 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
                 "at": now.isoformat(timespec="seconds"),
             }
         )
-    if question and state.get("intent") != "greeting" and not state.get("reconfirm"):
+    if (
+        question
+        and state.get("intent") not in ("greeting", "clarify")
+        and not state.get("reconfirm")
+    ):
         asked.append(
             {
                 "q": question[:500],
@@ -729,6 +917,7 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
                 "cached": bool(state.get("cached")),
                 "retrievals": state.get("retrievals") or 0,
                 "intent": state.get("intent"),
+                "concepts": state.get("concepts") or [],
                 "at": now.isoformat(timespec="seconds"),
             }
         )
@@ -748,6 +937,7 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
                     "lang": ctx.lang,
                     "used_keys": keys,
                     "fp": _fingerprint(profile, keys, now),
+                    "concepts": state.get("concepts") or [],
                     "lines": [line for line in lines],
                     "sources": answer.get("sources") or [],
                     "uncertainty": state.get("uncertainty", 0.0),

@@ -24,7 +24,10 @@ class MedicalState(TypedDict, total=False):
     question: str  # the text answered (the message, or the deferred question)
     notes: list[str]  # lines said before the answer ("기록해 둘게요: …")
     confirm: list[dict[str, Any]] | None  # buttons asking about an unsure reading
-    concepts: list[str]  # canonical medical concepts the question names
+    concepts: list[str]  # canonical medical concepts the question names (or the one before)
+    focus: list[str]  # what the question asks about beyond them: exercise, diet (topics)
+    tags: list[str]  # the corpus concept tags of both (a medicine's class included)
+    context_tags: list[str]  # the tags of the person's current conditions (and age group)
     intent: str  # greeting | simple | moderate | complex
     k: int
     threshold: float
