@@ -134,7 +134,11 @@ class MedicalSteps:
                 text = text[:MAX_INPUT_CHARS]
                 reply.add(kn.message("too_long", lang, limit=MAX_INPUT_CHARS))
             if self._sounds_legal(text) and not self._names_health(text):
-                reply.add(kn.message("other_domain_hint_legal", lang))
+                # A legal matter told outright goes to the legal intake as its description,
+                # as a chat's first words would; the health profile stays as it is.
+                await self._set_domain(inbound.chat_id, "legal", lang)
+                reply.add(kn.message("domain_switched_legal", lang))
+                await self._turn(inbound, reply)
                 return
             message["text"] = text
             written = detect_lang(text)

@@ -298,6 +298,7 @@ class Cues(Strict):
     unknown_medicine_stopwords: tuple[str, ...] = ()
     fillers: tuple[str, ...] = ()  # whole words skipped inside a term ("머리가 좀 아파요")
     follow_up: tuple[str, ...] = ()  # a question that refers back to the one before
+    correction: tuple[str, ...] = ()  # a reading taken back: the next number replaces it
     medicine_follow_up: tuple[str, ...] = ()  # ...to a medicine it does not name
 
     @field_validator(
@@ -323,6 +324,7 @@ class Cues(Strict):
         "medicine_context",
         "follow_up",
         "medicine_follow_up",
+        "correction",
     )
     @classmethod
     def _compiles(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:

@@ -148,6 +148,19 @@ async def test_the_medicine_a_question_means_is_asked_when_it_is_unclear(engine:
     assert "부작용은요?" not in summary  # a "which one?" is not a question answered
 
 
+async def test_no_wrong_fact_from_a_permission_question_or_a_corrected_reading(
+    engine: Engine,
+) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("My dad is 80 and he takes warfarin. Can he take ibuprofen?"))
+    await engine.handle(said("his bp was 140/90, sorry I mean 130/85", hours=0.1))
+    export = await engine.handle(command("export", "json", user_id=STAFF, hours=0.2))
+    rows = json.loads(export.documents[0].content)
+    profile = next(r for r in rows if r["domain"] == "medical")["profile"]
+    assert [m["name"] for m in profile["medications"]] == ["warfarin"]
+    assert profile["vitals"]["bp_sys"] == 130 and profile["vitals"]["bp_dia"] == 85
+
+
 async def test_a_question_about_the_bot_and_a_worried_one_get_a_human_word(
     engine: Engine,
 ) -> None:
@@ -325,10 +338,18 @@ async def test_a_profile_item_can_be_deleted(engine: Engine) -> None:
     assert "메트포르민" not in texts(await engine.handle(command("profile")))
 
 
-async def test_a_legal_question_in_the_medical_domain_is_pointed_to_new(engine: Engine) -> None:
+async def test_a_legal_matter_in_the_medical_domain_goes_to_the_legal_intake(
+    engine: Engine,
+) -> None:
     await engine.handle(command("start", "medical"))
-    reply = await engine.handle(said("전세 보증금을 집주인이 안 돌려줘요"))
-    assert "/new" in texts(reply)
+    await engine.handle(said("고혈압이 있어요"))
+    reply = await engine.handle(said("전세 보증금 3천만원을 집주인이 안 돌려줘요", hours=0.1))
+    assert "법률 상담으로 넘어갈게요" in texts(reply) and reply.state != "MEDICAL"
+    assert reply.state == "FACT_COLLECTION" and reply.field  # the intake has begun on it
+    back = await engine.handle(command("start", "medical", hours=0.2))
+    assert back.state == "MEDICAL"
+    profile = texts(await engine.handle(command("profile", hours=0.3)))
+    assert "고혈압" in profile  # nothing of the health profile was lost
 
 
 async def test_new_switches_domains_and_both_are_kept(engine: Engine) -> None:

@@ -266,3 +266,45 @@ def test_a_question_about_a_topic_tells_nothing_about_the_person(text: str, told
 def test_a_reading_in_a_question_is_kept_to_be_confirmed(extractor) -> None:
     said = questions.profile_slots(extractor, "What does an HbA1c of 8.2 mean? What is gout?")
     assert [(i.name, i.value, i.unsure) for i in said.items] == [("hba1c", 8.2, True)]
+
+
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        # what is asked permission for is not what the person takes or does
+        ("Can he take ibuprofen for his back pain?", ["back pain"]),
+        ("당뇨약 먹는데 술 마셔도 돼요?", ["antidiabetic"]),
+        ("타이레놀 같이 먹어도 되나요? 저 와파린 먹고 있어요", ["warfarin"]),
+        ("담배 피워도 되나요? 저 고혈압 있어요", ["hypertension"]),
+        ("can I drink alcohol with metformin?", ["metformin"]),
+        # ...while what they say they take or do is kept
+        ("이부프로펜 먹고 있어요", ["ibuprofen"]),
+        ("저 술 마셔요", ["alcohol use"]),
+        ("I smoke, should I quit?", ["smoking"]),
+        ("I take metformin, can I exercise?", ["metformin"]),
+    ],
+)
+def test_what_is_asked_permission_for_is_not_stored(extractor, text: str, stored) -> None:
+    assert [i.name for i in questions.profile_slots(extractor, text).items] == stored
+
+
+@pytest.mark.parametrize(
+    ("text", "readings"),
+    [
+        (
+            "혈압 140/90인데 괜찮은 건가요? 아 잘못 말했어요 130/85요",
+            [("bp_sys", 130), ("bp_dia", 85)],
+        ),
+        ("혈압 140/90 아니 130/85요", [("bp_sys", 130), ("bp_dia", 85)]),
+        ("my bp was 140/90, sorry I mean 130/85", [("bp_sys", 130), ("bp_dia", 85)]),
+        ("공복혈당 180 아니고 150이요", [("glucose", 150)]),
+        ("체온 38.5도 아니 37.5도", [("temp", 37.5)]),
+        # no correction: a second measure, or a correction of something else
+        ("혈압 140/90이고 맥박 80이에요", [("bp_sys", 140), ("bp_dia", 90), ("hr", 80)]),
+        ("BP 150/95, actually my pulse was 90", [("bp_sys", 150), ("bp_dia", 95), ("hr", 90)]),
+        ("혈압 140/90 아니 130이요", [("bp_sys", 140), ("bp_dia", 90)]),  # a pair, not one number
+    ],
+)
+def test_a_reading_taken_back_in_the_same_message_is_replaced(extractor, text, readings) -> None:
+    said = questions.profile_slots(extractor, text)
+    assert [(i.name, i.value) for i in said.items if i.slot in ("vitals", "labs")] == readings

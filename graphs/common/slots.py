@@ -35,6 +35,7 @@ FLEXIBLE_FROM = 3  # syllables from which a Korean form also matches with spaces
 FLEXIBLE_FROM_MEDICATION = 4  # brand names of three syllables are often everyday words
 MAX_VALUE_GAP = 16  # characters between a cue and its number ("혈압이 아침에 150")
 MAX_REVERSE_GAP = 6  # characters between a number with its unit and a cue after it ("38도 열")
+CORRECTION_REACH = 40  # characters after a reading in which a correction word may take it back
 DRUG_ALLERGY = "drug allergy"  # the condition a medicine named with "알레르기" becomes
 _LOOK = 40  # characters looked at around a word for anchored cues
 
@@ -366,6 +367,7 @@ class SlotExtractor:
             lex.korean_particles,
         )
         self._follow_up = _any_of(cues.follow_up)
+        self._correction = _any_of(cues.correction)
         self._medicine_follow_up = _any_of(cues.medicine_follow_up)
         self._fillers = (
             re.compile(rf"(?<!\w)(?:{_words(cues.fillers)})(?!\w)", re.I)
@@ -646,6 +648,10 @@ class SlotExtractor:
             )
             if reading is None or any(s < reading.end and reading.start < e for s, e in used):
                 continue
+            corrected = self._corrected(text, ref, reading, next_start)
+            if corrected is not None:
+                used.append((reading.start, reading.end))  # the number taken back
+                reading = corrected
             used.append((reading.start, reading.end))
             value_cues.append(cue)
             found, problem = self._convert(ref, reading)
@@ -682,6 +688,29 @@ class SlotExtractor:
         pair = _PAIR.match(text, match.start()) if len(ref.measure.readings) == 2 else None
         if pair and ref.reading is None:
             numbers, end = (float(pair[1]), float(pair[2])), pair.end()
+        else:
+            numbers, end = (float(match.group()),), match.end()
+        return self._finish(text, ref, match.start(), end, numbers, filler_before=True)
+
+    def _corrected(
+        self, text: str, ref: _CueRef, reading: _RawReading, next_cue: int
+    ) -> _RawReading | None:
+        """The reading that takes this one back in the same message: a correction word soon
+        after it, then a number of the same shape (a pair for a pair) before any other cue."""
+        window_end = min(next_cue, reading.end + CORRECTION_REACH)
+        marker = self._correction.search(text, reading.end, window_end)
+        if marker is None:
+            return None
+        match = _NUMBER.search(text, marker.end(), min(len(text), marker.end() + MAX_VALUE_GAP))
+        if match is None or match.start() >= next_cue:
+            return None
+        pair = _PAIR.match(text, match.start())
+        if len(reading.numbers) == 2:
+            if not pair:
+                return None
+            numbers, end = (float(pair[1]), float(pair[2])), pair.end()
+        elif pair:
+            return None  # a pair does not correct a single number
         else:
             numbers, end = (float(match.group()),), match.end()
         return self._finish(text, ref, match.start(), end, numbers, filler_before=True)

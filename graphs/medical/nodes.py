@@ -703,6 +703,8 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
         now,
     )
     lines = [" ".join(body), *personal]
+    if state.get("focus"):  # say what the answer is on: "당뇨병이 있을 때 운동", not "운동"
+        lines.insert(0, kn.message("med_answer_about", lang, title=top.title))
     if doubt > ev.UNCERTAIN:
         lines.append(kn.message("med_uncertain", lang))
     lines.append(kn.message("med_not_diagnosis", lang))
@@ -750,8 +752,8 @@ def _personal(
         if not mentioned:
             continue
         relevant.append(item["key"])
-        if len(lines) >= 2:
-            continue
+        if len(lines) >= 2 or set(_tags([item["name"]])) & set(concepts):
+            continue  # an item the question names is what the answer is about already
         for p in on_topic:
             found = [
                 s
