@@ -2,7 +2,8 @@
 
 extract_slots → store_memory → (reconfirm | check_similarity) → classify_intent → retrieve →
 assemble_context → generate_answer → refine → quality_check → (retrieve | store_response).
-Texts come from K0 (`med_*`); facts from the lexicon (slots) and the corpus (answers).
+Texts come from K0 (`med_*`); facts from the lexicon (slots) and the corpus (answers); what a
+question is about (its concepts, focus and referent) from `graphs/medical/about.py`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import re
 from collections import OrderedDict
 from dataclasses import asdict
 from datetime import datetime
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -22,9 +22,10 @@ from graphs.common.bridge import bridge_query, english_terms
 from graphs.common.context import Context
 from graphs.common.intents import read_intent
 from graphs.common.normalize import parse_yes_no
-from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem
+from graphs.common.slots import SlotExtraction, SlotItem
+from graphs.medical import about, memory, questions
 from graphs.medical import evidence as ev
-from graphs.medical import memory, questions
+from graphs.medical.about import extractor
 from graphs.medical.evidence import tokenize
 from graphs.medical.state import MedicalState
 from knowledge.loader import Knowledge
@@ -37,15 +38,7 @@ CACHE_KEPT = 20  # verified answers kept per person
 ASKED_KEPT = 50
 RETURN_GAP_HOURS = 6.0  # a message after this long is a return: stale items are asked about
 CONTEXT_BUDGET = 1200  # tokens (≈ words, or Korean syllables / 2) of profile and passages
-RELATED = ("conditions", "medications", "symptoms", "vitals", "labs")
-CARRY_HOURS = 2.0  # a question naming nothing is read with the concepts of one this recent
 YES, NO = "m:yes", "m:no"
-
-
-@cache
-def extractor() -> SlotExtractor:
-    """The slot extractor (its lexicon is compiled once per process, about a second)."""
-    return SlotExtractor()
 
 
 def corpus() -> MedicalCorpus:
@@ -197,7 +190,7 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
         profile, said, at=now, input_id=(state.get("message") or {}).get("id")
     )
     notes = list(state.get("notes") or [])
-    feeling = _feeling(kn, state.get("question") or "", lang)
+    feeling = about.feeling(kn, state.get("question") or "", lang)
     if feeling:
         notes.insert(0, feeling)
     shown = [
@@ -250,21 +243,6 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
         "pending": pending,
         "reconfirm": reconfirm,
     }
-
-
-# Feelings a health question may carry, answered in a word before the answer. Distress words
-# ("답답", "잠을 못", "스트레스") are left out: in health questions they are symptoms.
-FEELINGS = ("fear", "anger", "urgency")
-
-
-def _feeling(kn: Knowledge, question: str, lang: str) -> str | None:
-    """A brief word for the first feeling the question expresses (worry, frustration, haste)."""
-    lowered = question.lower()
-    for kind in FEELINGS:
-        words = kn.lexicon.emotions.get(kind, {})
-        if any(w in lowered for w in (*words.get("ko", []), *words.get("en", []))):
-            return kn.message(f"med_empathy_{kind}", lang)
-    return None
 
 
 def _relation_label(name: str, lang: str) -> str:
@@ -359,9 +337,9 @@ async def check_similarity(state: MedicalState, runtime: Runtime[Context]) -> di
     profile = state.get("profile") or memory.new_profile()
     best, best_sim = None, 0.0
     # The same words may ask about something else: "its side effects?" after another medicine.
-    about = sorted(_reading(state, ctx.now)[0])
+    subject = sorted(about.reading(state, ctx.now)[0])
     for entry in state.get("cache") or []:
-        if entry["lang"] != ctx.lang or sorted(entry.get("concepts") or []) != about:
+        if entry["lang"] != ctx.lang or sorted(entry.get("concepts") or []) != subject:
             continue
         sim = float(ev.cosine(vec.tolist(), _vector(entry["vec"]).tolist()))
         if sim >= CACHE_SIMILARITY and sim > best_sim:
@@ -392,121 +370,18 @@ def _vector(packed: bytes) -> np.ndarray:
     return np.frombuffer(packed, dtype=np.float16).astype(np.float32)
 
 
-def _concepts(question: str) -> list[str]:
-    said = extractor().extract(question) if question else None
-    if said is None:
-        return []
-    return list(dict.fromkeys(i.name for i in said.items if i.slot in RELATED))
-
-
-def _tags(names: list[str]) -> list[str]:
-    """The corpus concept tags of lexicon names: each name, a medicine's class, their aliases."""
-    lexicon = extractor().lexicon
-    return list(dict.fromkeys(tag for name in names for tag in lexicon.concepts_of(name)))
-
-
-def _medicine_label(name: str, lang: str) -> str:
-    """A medicine's (or medicine group's) name in the person's language."""
-    lexicon = extractor().lexicon
-    for term in (*lexicon.medications, *lexicon.medication_groups):
-        if term.name == name:
-            return term.ko if lang == "ko" else term.name
-    return name
-
-
-def _is_medicine(name: str) -> bool:
-    lexicon = extractor().lexicon
-    return name in lexicon.medication_index or any(
-        g.name == name for g in lexicon.medication_groups
-    )
-
-
-def _carried(state: MedicalState, now: datetime, kind: str) -> list[str]:
-    """What a question naming nothing refers to, from the questions of the last CARRY_HOURS:
-    for a medicine's side effects or timing, the one medicine asked about last (or the
-    person's only current one); otherwise the concepts of the question just before."""
-    if kind == "medicine":
-        candidates = _medicine_candidates(state, now)
-        return candidates if len(candidates) == 1 else []
-    for entry in _recent_questions(state, now):
-        return list(entry["concepts"])
-    return []
-
-
-def _recent_questions(state: MedicalState, now: datetime) -> list[dict[str, Any]]:
-    """The questions of the last CARRY_HOURS that named something, latest first."""
-    recent = []
-    for entry in reversed(state.get("asked") or []):
-        if memory._hours(entry["at"], now) > CARRY_HOURS:
-            break
-        if entry.get("intent") != "red_flag" and entry.get("concepts"):
-            recent.append(entry)
-    return recent
-
-
-def _medicine_candidates(state: MedicalState, now: datetime) -> list[str]:
-    """The medicines "the medicine" may mean: those of the latest question that named any,
-    else the person's current ones."""
-    for entry in _recent_questions(state, now):
-        medicines = [c for c in entry["concepts"] if _is_medicine(c)]
-        if medicines:
-            return medicines
-    profile = state.get("profile") or memory.new_profile()
-    return [i["name"] for i in memory.current_items(profile, now, ("medications",))]
-
-
-def _reading(state: MedicalState, now: datetime) -> tuple[list[str], list[str]]:
-    """What a question is about: the concepts it names (or, naming neither a concept nor a
-    topic but referring back, what it refers to) and its focus (its topics)."""
-    question = state.get("question") or ""
-    concepts = _concepts(question)
-    focus = extractor().topics(question) if question else []
-    if not concepts and not focus:
-        kind = extractor().refers_back(question)
-        if kind:
-            concepts = _carried(state, now, kind)
-    return concepts, focus
-
-
-def _unclear_medicine(state: MedicalState, now: datetime) -> list[str]:
-    """The medicines a question about "the medicine" may mean when it cannot be told which
-    (several, or [""] for none in sight): the reply asks which. Empty when it is clear or not
-    such a question."""
-    question = state.get("question") or ""
-    if _concepts(question) or extractor().refers_back(question) != "medicine":
-        return []
-    candidates = _medicine_candidates(state, now)
-    if not candidates and len(tokenize(question)) <= 2:
-        return [""]  # "부작용은요?" with no medicine in sight: which one?
-    return candidates if len(candidates) > 1 else []
-
-
-def _context_tags(profile: dict[str, Any], now: datetime) -> list[str]:
-    """What the person's answers are read with: their current conditions and, from 65, older
-    adults' guidance."""
-    names = [i["name"] for i in memory.current_items(profile, now, ("conditions",))]
-    tags = _tags(names)
-    age = next(
-        (i["value"] for i in profile.get("items", []) if i["name"] == "age" and i.get("current")),
-        None,
-    )
-    if isinstance(age, int | float) and age >= 65:
-        tags.append("older adults")
-    return tags
-
-
 async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """greeting / simple / moderate / complex by the medical concepts in the question; sets k
     for retrieval (3 / 8 / 15) and the quality threshold (0.4 / 0.55 / 0.7)."""
     ctx = runtime.context
     kn = ctx.knowledge
     question = state.get("question") or ""
-    concepts, focus = _reading(state, ctx.now)
+    concepts, focus = about.reading(state, ctx.now)
     lowered = question.lower()
     greeting_words = [*kn.lexicon.greetings.get("ko", []), *kn.lexicon.greetings.get("en", [])]
     thanks = ("감사", "고마", "thank", "thanks")
     if (
-        not _concepts(question)
+        not about.concepts(question)
         and not focus
         and (
             _trivial(question)
@@ -519,15 +394,15 @@ async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dic
     ):
         return {"intent": "greeting", "concepts": [], "k": 0, "threshold": 0.0}
     profile = state.get("profile") or memory.new_profile()
-    if not concepts and _unclear_medicine(state, ctx.now):
+    if not concepts and about.unclear_medicine(state, ctx.now):
         return {"intent": "clarify", "concepts": [], "k": 0, "threshold": 0.0}
     intent = ev.complexity(question, concepts)
     return {
         "intent": intent,
         "concepts": concepts,
         "focus": focus,
-        "tags": list(dict.fromkeys([*_tags(concepts), *focus])),
-        "context_tags": _context_tags(profile, ctx.now),
+        "tags": list(dict.fromkeys([*about.tags(concepts), *focus])),
+        "context_tags": about.context_tags(profile, ctx.now),
         "k": ev.K_BY_INTENT[intent],
         "threshold": ev.QUALITY_THRESHOLD[intent],
     }
@@ -579,10 +454,10 @@ def _first_query(state: MedicalState, now: datetime) -> str:
     conditions."""
     question = state.get("question") or ""
     query = bridge_query(question, extractor())
-    named = set(_concepts(question))
+    named = set(about.concepts(question))
     readings = {r.key for m in extractor().lexicon.measures for r in m.readings}
     carried = [c for c in state.get("concepts") or [] if c not in named]
-    extra = [c for c in _tags(carried) if c not in readings]  # "bp_sys" is no search word
+    extra = [c for c in about.tags(carried) if c not in readings]  # "bp_sys" is no search word
     if _HANGUL.search(question):
         extra += state.get("focus") or []
     if not state.get("concepts"):
@@ -646,7 +521,9 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
     ctx = runtime.context
     kn, lang, now = ctx.knowledge, ctx.lang, ctx.now
     if state.get("intent") == "clarify":  # "부작용은요?" with several medicines noted
-        names = ", ".join(_medicine_label(n, lang) for n in _unclear_medicine(state, now) if n)
+        names = ", ".join(
+            about.medicine_label(n, lang) for n in about.unclear_medicine(state, now) if n
+        )
         key = "med_which_medicine" if names else "med_which_medicine_named"
         lines = [kn.message(key, lang, names=names)]
         return {"answer": {"lines": lines, "sources": [], "used_keys": [], "answered": False}}
@@ -752,7 +629,7 @@ def _personal(
         if not mentioned:
             continue
         relevant.append(item["key"])
-        if len(lines) >= 2 or set(_tags([item["name"]])) & set(concepts):
+        if len(lines) >= 2 or set(about.tags([item["name"]])) & set(concepts):
             continue  # an item the question names is what the answer is about already
         for p in on_topic:
             found = [
@@ -773,8 +650,13 @@ def _personal(
                 shown.add(found[0])
                 break
         else:  # no sentence names it, but a question on a topic was answered for it: say so
-            chosen = set(_tags([item["name"]])) & set(passages[0].concepts)
-            if chosen and not chose and focus and not set(_tags([item["name"]])) & set(concepts):
+            chosen = set(about.tags([item["name"]])) & set(passages[0].concepts)
+            if (
+                chosen
+                and not chose
+                and focus
+                and not set(about.tags([item["name"]])) & set(concepts)
+            ):
                 label = _label(item, lang)
                 if lang == "ko":
                     label += josa(label, "이/가")
