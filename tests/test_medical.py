@@ -161,6 +161,33 @@ async def test_no_wrong_fact_from_a_permission_question_or_a_corrected_reading(
     assert profile["vitals"]["bp_sys"] == 130 and profile["vitals"]["bp_dia"] == 85
 
 
+async def test_another_persons_words_are_not_mixed_into_the_profile(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("BP 150/95인데 괜찮아요?"))
+    baby = await engine.handle(said("아기가 생후 2개월인데 열이 38도예요", hours=0.1))
+    assert [a.code for a in baby.alerts] == ["INFANT_FEVER"]  # safety first, as ever
+    assert "섞이지 않도록 기록하지 않았어요" in texts(baby)
+    assert "답해 드릴게요" not in texts(baby)  # an urgent message gets no general answer
+    summary = texts(await engine.handle(command("summary", hours=0.2)))
+    assert "혈압 150/95" in summary and "체온" not in summary and "상담 대상" not in summary
+
+
+async def test_numbers_without_what_they_measure_are_asked_about(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    first = await engine.handle(said("ㅋㅋㅋ"))
+    assert "건강 상담 도우미" in texts(first)
+    again = await engine.handle(said("😭😭", hours=0.1))
+    assert "건강 상담 도우미" not in texts(again)  # the introduction once, a short prompt after
+    bare = await engine.handle(said("150 나왔어요", hours=0.2))
+    assert texts(bare).startswith("어떤 수치인지 알려 주시겠어요?")
+    en = await engine.handle(said("it was 180 this morning", hours=0.3))
+    assert texts(en).startswith("Which reading is that?")
+    impossible = await engine.handle(said("체온 60도예요", hours=0.4))
+    assert "나올 수 없는 값" in texts(impossible) and "찾지 못했어요" not in texts(impossible)
+    dated = await engine.handle(said("2026년 3월에 수술했어요", hours=0.5))
+    assert "어떤 수치인지" not in texts(dated)  # a date is no reading
+
+
 async def test_a_question_about_the_bot_and_a_worried_one_get_a_human_word(
     engine: Engine,
 ) -> None:

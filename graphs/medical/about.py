@@ -8,6 +8,7 @@ before and the profile; nothing here writes state.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -145,3 +146,24 @@ def feeling(kn: Knowledge, question: str, lang: str) -> str | None:
         if any(w in lowered for w in (*words.get("ko", []), *words.get("en", []))):
             return kn.message(f"med_empathy_{kind}", lang)
     return None
+
+
+# A number that could be a reading (two or three digits, or a pair), not a date, a count, an
+# age, an amount or a number with a unit of its own.
+_READING_LIKE = re.compile(
+    r"(?<![\d.])\d{2,3}(?:\.\d)?(?:\s*/\s*\d{2,3})?(?![\d.])"
+    r"(?!\s*(?:년|월|일|시|분|초|살|세|개월|주|번|회|명|원|만|천|층|호|%|kg|cm|mg|ml|years?|"
+    r"months?|days?|hours?|minutes?|times|yo\b))",
+    re.I,
+)
+BARE_NUMBER_TOKENS = 6  # a longer message with a number in it is about more than the number
+
+
+def bare_number(question: str) -> bool:
+    """A short message with a number that may be a reading but says not of what ("150
+    나왔어요", "it was 180 this morning"): the slot extractor read nothing from it."""
+    return (
+        bool(_READING_LIKE.search(question))
+        and len(tokenize(question)) <= BARE_NUMBER_TOKENS
+        and not extractor().extract(question).items
+    )

@@ -131,6 +131,17 @@ def _find(items: list[dict[str, Any]], slot: str, name: str, family: bool) -> in
     return None
 
 
+def someone_else(profile: dict[str, Any], extraction: SlotExtraction) -> bool:
+    """Whether a message speaks of another person than the one this profile already holds
+    ("BP 150/95" of the parent, then "아기가 열이 38도예요"): its items would mix two people."""
+    held = profile.get("subject", "self")
+    return (
+        extraction.subject != "self"
+        and extraction.subject != held
+        and any(not i.get("unsure") for i in profile.get("items", []))
+    )
+
+
 def remember(
     profile: dict[str, Any],
     extraction: SlotExtraction,

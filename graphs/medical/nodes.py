@@ -146,6 +146,7 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
         "confirm": None,
         "concepts": [],
         "focus": [],
+        "clarify": None,
         "tags": [],
         "context_tags": [],
         "passages": [],
@@ -186,10 +187,21 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
     last_seen = state.get("last_seen")
     if last_seen and memory._hours(last_seen, now) >= RETURN_GAP_HOURS and not state.get("pending"):
         stale = memory.to_reconfirm(profile, now)  # before this message refreshes anything
+    notes = list(state.get("notes") or [])
+    if memory.someone_else(profile, said) and said.items:
+        # Two people in one profile would put one person's readings in the other's summary:
+        # what is said of another person is answered, not stored.
+        held = profile.get("subject", "self")
+        current = _relation_label(held, lang) if held != "self" else kn.message("med_self", lang)
+        other = _relation_label(said.subject, lang)
+        note = kn.message("med_other_person", lang, current=current, other=other)
+        if state.get("question"):  # an urgent message is not answered: no promise then
+            note += " " + kn.message("med_still_answering", lang)
+        notes.append(note)
+        said = SlotExtraction((), profile.get("subject", "self"), said.rejected, ())
     profile, changed = memory.remember(
         profile, said, at=now, input_id=(state.get("message") or {}).get("id")
     )
-    notes = list(state.get("notes") or [])
     feeling = about.feeling(kn, state.get("question") or "", lang)
     if feeling:
         notes.insert(0, feeling)
@@ -317,6 +329,18 @@ async def reconfirm(state: MedicalState, runtime: Runtime[Context]) -> dict[str,
     }
 
 
+def _says_any(lowered: str, words: tuple[str, ...] | list[str]) -> bool:
+    """Whether a lower-cased text holds any of the words: Korean ones anywhere (they take
+    endings: "안녕하세요"), English ones as whole words ("hi" is not the hi of "this")."""
+    for word in words:
+        if word.isascii():
+            if re.search(rf"\b{re.escape(word)}\b", lowered):
+                return True
+        elif word in lowered:
+            return True
+    return False
+
+
 def _trivial(text: str) -> bool:
     """Nothing to look up: empty, a word or two ("네", "ok"), or no searchable term."""
     stripped = text.strip()
@@ -386,16 +410,19 @@ async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dic
         and (
             _trivial(question)
             or read_intent(question, kn).kind == "small_talk"
-            or (
-                len(tokenize(question)) <= 4
-                and any(w in lowered for w in (*greeting_words, *thanks))
-            )
+            or (len(tokenize(question)) <= 4 and _says_any(lowered, (*greeting_words, *thanks)))
         )
     ):
         return {"intent": "greeting", "concepts": [], "k": 0, "threshold": 0.0}
     profile = state.get("profile") or memory.new_profile()
+    said = state.get("extraction") or {}
+    if not concepts and not focus and said.get("rejected") and not said.get("items"):
+        # an impossible reading and nothing else ("체온 60도예요"): its refusal is the reply
+        return {"intent": "greeting", "concepts": [], "k": 0, "threshold": 0.0}
     if not concepts and about.unclear_medicine(state, ctx.now):
-        return {"intent": "clarify", "concepts": [], "k": 0, "threshold": 0.0}
+        return {"intent": "clarify", "clarify": "medicine", "concepts": [], "k": 0}
+    if not concepts and not focus and about.bare_number(question):
+        return {"intent": "clarify", "clarify": "measure", "concepts": [], "k": 0}
     intent = ev.complexity(question, concepts)
     return {
         "intent": intent,
@@ -520,6 +547,9 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
     profile, with its sources; a caution when the evidence is uncertain."""
     ctx = runtime.context
     kn, lang, now = ctx.knowledge, ctx.lang, ctx.now
+    if state.get("intent") == "clarify" and state.get("clarify") == "measure":
+        lines = [kn.message("med_which_measure", lang)]  # "150 나왔어요": 150 of what?
+        return {"answer": {"lines": lines, "sources": [], "used_keys": [], "answered": False}}
     if state.get("intent") == "clarify":  # "부작용은요?" with several medicines noted
         names = ", ".join(
             about.medicine_label(n, lang) for n in about.unclear_medicine(state, now) if n
@@ -536,6 +566,8 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
             lines = [kn.message("med_about_bot", lang)]  # "are you a doctor?"
         elif state.get("notes") or state.get("confirm"):
             lines = []  # what was noted (or asked) is the reply
+        elif state.get("last_seen"):  # the introduction once; a short prompt after it
+            lines = [kn.message("med_prompt", lang)]
         else:
             lines = [kn.message("med_greeting", lang)]
         return {"answer": {"lines": lines, "sources": [], "used_keys": [], "answered": False}}

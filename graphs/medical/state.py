@@ -28,7 +28,8 @@ class MedicalState(TypedDict, total=False):
     focus: list[str]  # what the question asks about beyond them: exercise, diet (topics)
     tags: list[str]  # the corpus concept tags of both (a medicine's class included)
     context_tags: list[str]  # the tags of the person's current conditions (and age group)
-    intent: str  # greeting | simple | moderate | complex
+    intent: str  # greeting | clarify | simple | moderate | complex
+    clarify: str | None  # what a "clarify" turn asks: which medicine, or which measure
     k: int
     threshold: float
     query: str  # the query sent to retrieval (rewritten on a retry)
