@@ -72,6 +72,9 @@ FIRES: dict[str, list[str]] = {
         "I can't breathe",
         "my baby is not breathing",
         "he's choking on food",
+        "my lips look a little blue",
+        "아이 입술이 좀 파래요",
+        "his face is turning grey and he's wheezing",
     ],
     "UNCONSCIOUS": [
         "아빠가 갑자기 쓰러졌어요",
@@ -101,6 +104,8 @@ FIRES: dict[str, list[str]] = {
         "tight chest and I feel sick, like I'm going to throw up",
     ],
     "STROKE": [
+        "엄마 얼굴 한쪽이 처졌어요",
+        "my dad's face is drooping on one side",
         "엄마가 갑자기 말이 어눌하고 한쪽 팔에 힘이 없어요",
         "아빠 입이 돌아가고 발음이 이상해요",
         "할머니가 갑자기 한쪽 다리에 힘이 없대요",
@@ -150,6 +155,7 @@ FIRES: dict[str, list[str]] = {
         "아버지가 심부전이신데 발목이 퉁퉁 붓고 누우면 숨이 차대요",
         "I have heart failure and gained 3 kg this week and my ankles are swollen",
         "my mum has CHF, she put on 4 pounds in two days and is short of breath",
+        "심부전 있는데 일주일에 3키로 늘고 다리가 부었어요",
     ],
     "DEHYDRATION": [
         "설사를 계속하고 소변을 12시간째 안 봤어요",
@@ -240,6 +246,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "상사가 숨도 못 쉬게 일을 시켜요",
         "예전에 천식으로 숨쉬기 힘들었던 적 있어요",
         "I couldn't breathe from laughing lol",
+        "I bought a blue lipstick for my lips",
+        "파란 립스틱 발라도 되나요",
     ],
     "UNCONSCIOUS": [
         "가게 간판이 쓰러졌어요 손해배상 받을 수 있나요",
@@ -263,6 +271,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "my chest feels tight when I'm stressed about work",
     ],
     "STROKE": [
+        "눈꺼풀이 처져서 쌍꺼풀 수술 고민이에요",
+        "아기가 침을 흘려요",
         "my grandmother had a stroke years ago",
         "할머니가 예전에 중풍으로 쓰러지신 적 있어요",
         "what a stroke of luck",
