@@ -225,6 +225,20 @@ async def test_the_language_a_person_writes_in_is_kept_for_commands(engine: Engi
     assert "metformin" in texts(profile) and "메트포르민" not in texts(profile)
 
 
+async def test_a_reading_is_placed_in_its_band_with_the_bands_source(engine: Engine) -> None:
+    await engine.handle(command("start", "medical"))
+    reply = await engine.handle(said("저 당뇨 있어요. 공복혈당이 180 나왔어요"))
+    body = reply.messages[-1]["text"]
+    assert "혈당 180: 공복혈당 기준으로 '당뇨병' 범위에 해당해요." in body
+    assert "진단하지는 않으니" in body  # a band, not a diagnosis
+    assert "https://diabetes.org/about-diabetes/diagnosis" in body.splitlines()[-1]
+    en = await engine.handle(said("BP 150/95 this morning", hours=0.1))
+    assert "is in the 'stage 1 hypertension' range" in en.messages[-1]["text"]
+    # a reading still to be confirmed is not placed until it is
+    unsure = await engine.handle(said("A1c 7.1 괜찮은 건가요?", hours=0.2))
+    assert "범위에 해당해요" not in texts(unsure)
+
+
 async def test_english_question_is_answered_in_english(engine: Engine) -> None:
     await engine.handle(command("start", "medical"))
     answer = await engine.handle(said("What does an HbA1c of 8.2 mean?"))

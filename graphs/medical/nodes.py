@@ -29,6 +29,7 @@ from graphs.medical.about import extractor
 from graphs.medical.evidence import tokenize
 from graphs.medical.state import MedicalState
 from knowledge.loader import Knowledge
+from knowledge.medical_bands import load_medical_bands, place
 from knowledge.medical_corpus import MedicalCorpus, load_medical_corpus
 
 log = logging.getLogger(__name__)
@@ -575,11 +576,12 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
     question = state.get("question") or ""
     agreement = ev.consistency(passages, _passage_vectors(ctx, passages))
     doubt = ev.uncertainty(passages, agreement)
+    banded, band_sources = _bands(kn, state, lang)
     if not passages or passages[0].relevance < ev.RELEVANCE_FLOOR:
         return {
             "answer": {
-                "lines": [kn.message("med_no_answer", lang)],
-                "sources": [],
+                "lines": [*banded, kn.message("med_no_answer", lang)],
+                "sources": band_sources,
                 "used_keys": [],
                 "answered": False,
             },
@@ -611,13 +613,17 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
         lang,
         now,
     )
-    lines = [" ".join(body), *personal]
+    lines = [*banded, " ".join(body), *personal]
     if state.get("focus"):  # say what the answer is on: "당뇨병이 있을 때 운동", not "운동"
         lines.insert(0, kn.message("med_answer_about", lang, title=top.title))
     if doubt > ev.UNCERTAIN:
         lines.append(kn.message("med_uncertain", lang))
     lines.append(kn.message("med_not_diagnosis", lang))
-    sources = list(dict.fromkeys(f"{p.source} ({p.url})" if p.url else p.source for p in used))
+    sources = list(
+        dict.fromkeys(
+            [*(f"{p.source} ({p.url})" if p.url else p.source for p in used), *band_sources]
+        )
+    )
     lines.append(kn.message("med_sources", lang, sources="; ".join(sources)))
     return {
         "answer": {
@@ -630,6 +636,74 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
         "uncertainty": doubt,
         "consistency": agreement,
     }
+
+
+def _addresses(sentence: str, names: set[str]) -> bool:
+    """Whether a sentence speaks to people who have (or take) the item: "당뇨병이나 콩팥병이
+    있으면 …", "people with diabetes …", "메트포르민을 먹는 사람은 …", "if you take warfarin".
+    A sentence that merely names it ("당뇨병 전단계는 …") says nothing to the person."""
+    for name in (n for n in names if n):
+        escaped = re.escape(name)
+        if re.search(rf"{escaped}\S{{0,4}}\s*(?:\S+\s*)?{_ADDRESS_KO}", sentence) or re.search(
+            rf"{_ADDRESS_EN}\s+(?:\w+\s+){{0,2}}{escaped}", sentence, re.I
+        ):
+            return True
+    return False
+
+
+# After a condition or medicine in Korean ("당뇨병이나 콩팥병이 있으면"), before it in English.
+_ADDRESS_KO = (
+    r"(?:있으면|있는|있을|있다면|있으신|환자|이면|인\s?경우|일\s?때|이신|앓|먹는|먹으면|"
+    r"드시는|드시면|복용하|쓰는|쓰면)"
+)
+_ADDRESS_EN = (
+    r"\b(?:if you have|if you've got|people with|those with|anyone with|patients with|"
+    r"someone with|if you take|if you're taking|people taking|those taking|people on|if you're on)"
+)
+
+
+def _bands(kn: Knowledge, state: MedicalState, lang: str) -> tuple[list[str], list[str]]:
+    """Where the readings this message gave fall ("혈당 180: 공복혈당 기준으로 '당뇨병' 범위"),
+    by the bands guidance draws (knowledge/medical/bands.yaml), with their sources. Readings
+    still to be confirmed, and a relative's, are left out."""
+    items = [
+        i
+        for i in (state.get("extraction") or {}).get("items", [])
+        if i["slot"] in ("vitals", "labs") and not i["unsure"] and not i["family"]
+    ]
+    lines: list[str] = []
+    sources: list[str] = []
+    pairs = memory.PAIRS
+    for item in items:
+        if item["name"] in pairs.values():
+            continue  # said with its pair (the diastolic with the systolic)
+        values = {item["name"]: float(item["value"])}
+        shown = memory.display_value(item)
+        partner = next((i for i in items if i["name"] == pairs.get(item["name"])), None)
+        if partner is not None:
+            values[partner["name"]] = float(partner["value"])
+            shown = f"{shown}/{memory.display_value(partner)}"
+        placed = place(load_medical_bands(), values, item["text"])
+        if placed is None:
+            continue
+        if lang == "ko":
+            what = "혈압" if item["name"] == "bp_sys" else item["name_ko"]
+        else:
+            what = EN_MEASURES.get(item["name"], item["name"])
+        source = f"{placed.measure.source.name} ({placed.measure.source.url})"
+        lines.append(
+            kn.message(
+                "med_band",
+                lang,
+                what=what,
+                value=shown,
+                context=placed.measure.context.get(lang),
+                band=placed.band.name.get(lang),
+                source=placed.measure.source.name,
+            )
+        )
+        sources.append(source)
+    return lines, sources
 
 
 def _personal(
@@ -661,14 +735,10 @@ def _personal(
         if not mentioned:
             continue
         relevant.append(item["key"])
-        if len(lines) >= 2 or set(about.tags([item["name"]])) & set(concepts):
-            continue  # an item the question names is what the answer is about already
+        if len(lines) >= 2:
+            continue
         for p in on_topic:
-            found = [
-                s
-                for s in ev.sentences(p.text)
-                if any(n and n in s.lower() for n in names) and s not in shown
-            ]
+            found = [s for s in ev.sentences(p.text) if s not in shown and _addresses(s, names)]
             if found:
                 key = (
                     "med_personal_medication"

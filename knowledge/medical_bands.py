@@ -1,0 +1,96 @@
+"""Where a reading's number falls (`medical/bands.yaml`): the bands mainstream guidance draws
+for blood pressure, glucose, HbA1c, LDL, temperature and oxygen saturation, each measure with
+its source, validated on load."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import yaml
+from pydantic import Field, model_validator
+
+from knowledge.loader import _UniqueKeyLoader
+from knowledge.medical_corpus import Bilingual, Source
+from knowledge.models import Strict
+
+BANDS_PATH = Path(__file__).resolve().parent / "medical" / "bands.yaml"
+
+
+class Band(Strict):
+    """One band: it applies when any `at_least` value is reached or any `below` value is not;
+    with neither, it is the measure's default."""
+
+    name: Bilingual
+    at_least: dict[str, float] = {}
+    below: dict[str, float] = {}
+
+    def applies(self, values: dict[str, float]) -> bool:
+        if not self.at_least and not self.below:
+            return True
+        return any(values.get(k, float("-inf")) >= v for k, v in self.at_least.items()) or any(
+            values.get(k, float("inf")) < v for k, v in self.below.items()
+        )
+
+
+class Cue(Strict):
+    ko: tuple[str, ...] = ()
+    en: tuple[str, ...] = ()
+
+
+class BandedMeasure(Strict):
+    """A measure's bands, top-down, for the readings it names."""
+
+    key: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    readings: tuple[str, ...] = Field(min_length=1)
+    when: Cue | None = None  # words the reading's own text must hold ("공복", "fasting")
+    context: Bilingual
+    source: Source
+    bands: tuple[Band, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _bands_name_its_readings(self) -> BandedMeasure:
+        for band in self.bands:
+            unknown = (set(band.at_least) | set(band.below)) - set(self.readings)
+            if unknown:
+                raise ValueError(f"{self.key}: a band names readings it lacks: {sorted(unknown)}")
+        return self
+
+    def said(self, text: str) -> bool:
+        """Whether a reading's words meet this measure's `when` cue (always, without one)."""
+        if self.when is None:
+            return True
+        lowered = text.lower()
+        return any(cue in lowered for cue in (*self.when.ko, *self.when.en))
+
+
+class MedicalBands(Strict):
+    measures: tuple[BandedMeasure, ...] = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a reading falls: its band and the measure (context, source) that drew it."""
+
+    measure: BandedMeasure
+    band: Band
+
+
+def place(bands: MedicalBands, values: dict[str, float], text: str) -> Placed | None:
+    """The first band that applies to a reading's values (one reading, or a pair), over the
+    measures that name its readings and whose cue its words meet; None when none applies."""
+    for measure in bands.measures:
+        if not set(values) <= set(measure.readings) or not measure.said(text):
+            continue
+        band = next((b for b in measure.bands if b.applies(values)), None)
+        if band is not None:
+            return Placed(measure, band)
+    return None
+
+
+@cache
+def load_medical_bands() -> MedicalBands:
+    """The packaged bands, read and validated once per process."""
+    raw = yaml.load(BANDS_PATH.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    return MedicalBands.model_validate(raw)
