@@ -140,6 +140,12 @@ FIRES: dict[str, list[str]] = {
         "her glucose was 510 and she's very drowsy",
         "meter says HI, I'm so thirsty and keep throwing up",
     ],
+    "HYPOGLYCAEMIA": [
+        "혈당이 45인데 정신이 없어요",
+        "아버지가 저혈당 같은데 헛소리를 해요",
+        "blood sugar is 40 and he's confused",
+        "my mum is having a hypo and she's really drowsy",
+    ],
     "INFANT_FEVER": [
         "생후 2개월 아기가 열이 38도예요",
         "신생아가 열이 38.5도 나요",
@@ -298,6 +304,14 @@ NEAR_MISSES: dict[str, list[str]] = {
         "당뇨 때문에 목이 자주 말라요",
         "blood sugar was 310 after dinner",
         "what if my blood sugar goes over 400 and I get confused?",
+    ],
+    "HYPOGLYCAEMIA": [
+        "혈당 60이에요 사탕 먹었어요",
+        "예전에 저혈당으로 정신이 없었던 적 있어요",
+        "what is hypoglycemia?",
+        "혈당이 45 나왔었는데 주스 마시고 지금은 괜찮아요",
+        "혈당 6.5 mmol이에요 머리가 멍해요",
+        "혈당 60인데 요즘 회사일 때문에 정신이 없어요",  # "정신없다": busy
     ],
     "INFANT_FEVER": [
         "생후 6개월 아기가 열이 38도예요",
