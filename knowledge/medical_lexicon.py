@@ -299,6 +299,7 @@ class Cues(Strict):
     fillers: tuple[str, ...] = ()  # whole words skipped inside a term ("머리가 좀 아파요")
     follow_up: tuple[str, ...] = ()  # a question that refers back to the one before
     correction: tuple[str, ...] = ()  # a reading taken back: the next number replaces it
+    worry: tuple[str, ...] = ()  # worry about one's health, answered with a brief word first
     medicine_follow_up: tuple[str, ...] = ()  # ...to a medicine it does not name
 
     @field_validator(
@@ -325,6 +326,7 @@ class Cues(Strict):
         "follow_up",
         "medicine_follow_up",
         "correction",
+        "worry",
     )
     @classmethod
     def _compiles(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:

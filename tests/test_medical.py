@@ -131,6 +131,25 @@ async def test_that_refers_to_the_question_just_before_and_not_to_one_hours_ago(
     assert source_of("test-blood-pressure-categories") not in texts(later)
 
 
+async def test_a_korean_follow_up_that_drops_its_subject_is_read_with_the_one_before(
+    engine: Engine,
+) -> None:
+    await engine.handle(command("start", "medical"))
+    first = await engine.handle(said("남편이 45살인데 새우 알레르기가 있어요"))
+    assert source_of("emergency-anaphylaxis") in texts(first)  # a food allergy is an allergy
+    follow = await engine.handle(
+        said("회식 때 실수로 먹을까 봐 걱정돼요. 미리 준비해 둘 만한 게 있나요?", hours=0.1)
+    )
+    assert follow.messages[0]["text"] == "걱정되시죠. 함께 차근차근 살펴볼게요."
+    assert source_of("emergency-anaphylaxis") in follow.messages[-1]["text"]
+    meds = await engine.handle(
+        said("남편이 로사르탄 먹어요. 같이 먹으면 안 되는 약이 있을까요?", hours=0.2)
+    )
+    body = meds.messages[-1]["text"]
+    assert source_of("medicine-losartan-arbs") in body  # medicines, not a diet
+    assert source_of("lifestyle-dash-diet-blood-pressure") not in body
+
+
 async def test_the_medicine_a_question_means_is_asked_when_it_is_unclear(engine: Engine) -> None:
     await engine.handle(command("start", "medical"))
     none_yet = await engine.handle(said("부작용은요?"))

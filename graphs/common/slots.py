@@ -368,6 +368,7 @@ class SlotExtractor:
         )
         self._follow_up = _any_of(cues.follow_up)
         self._correction = _any_of(cues.correction)
+        self._worry = _any_of(cues.worry)
         self._medicine_follow_up = _any_of(cues.medicine_follow_up)
         self._fillers = (
             re.compile(rf"(?<!\w)(?:{_words(cues.fillers)})(?!\w)", re.I)
@@ -564,6 +565,10 @@ class SlotExtractor:
         the focus of a question, never stored in a profile."""
         found = self._topics.find(_normalise(text))
         return list(dict.fromkeys(str(hit.payload) for hit in found))
+
+    def worries(self, text: str) -> bool:
+        """Whether a message voices worry about one's health ("걱정돼요", "I'm freaking out")."""
+        return bool(self._worry.search(_normalise(text)))
 
     def refers_back(self, text: str) -> Literal["medicine", "any"] | None:
         """Whether a question refers to something said before: to a medicine ("부작용은요?",

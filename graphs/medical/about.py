@@ -16,6 +16,7 @@ from typing import Any
 from graphs.common.slots import SlotExtractor
 from graphs.medical import memory
 from graphs.medical.evidence import tokenize
+from graphs.medical.questions import is_question
 from graphs.medical.state import MedicalState
 from knowledge.loader import Knowledge
 
@@ -100,7 +101,9 @@ def reading(state: MedicalState, now: datetime) -> tuple[list[str], list[str]]:
     named = concepts(question)
     focus = extractor().topics(question) if question else []
     if not named and not focus:
-        kind = extractor().refers_back(question)
+        # Korean drops what it refers to ("미리 준비해 둘 만한 게 있나요?"): a question that
+        # names nothing is read as a follow-up too, unless it asks about "the medicine".
+        kind = extractor().refers_back(question) or ("any" if is_question(question) else None)
         if kind:
             named = carried(state, now, kind)
     return named, focus
@@ -141,6 +144,8 @@ FEELINGS = ("fear", "anger", "urgency")
 def feeling(kn: Knowledge, question: str, lang: str) -> str | None:
     """A brief word for the first feeling the question expresses (worry, frustration, haste)."""
     lowered = question.lower()
+    if question and extractor().worries(question):
+        return kn.message("med_empathy_fear", lang)
     for kind in FEELINGS:
         words = kn.lexicon.emotions.get(kind, {})
         if any(w in lowered for w in (*words.get("ko", []), *words.get("en", []))):
