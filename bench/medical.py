@@ -53,6 +53,10 @@ from graphs.medical import evidence, memory  # noqa: E402
 from graphs.medical.graph import build_graph as build_medical_graph  # noqa: E402
 from knowledge.kb import KnowledgeBase, open_index  # noqa: E402
 from knowledge.loader import Knowledge, default_knowledge  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from engine_throughput import ANSWERS, DESCRIPTIONS  # noqa: E402
+
 from tests.medical_synthea import (  # noqa: E402
     REFERENCE,
     conversation,
@@ -534,24 +538,8 @@ async def bench_retrievals(runner: Runner, quick: bool) -> None:
 
 # --- e. latency ---------------------------------------------------------------------------------
 
-LEGAL_DESCRIPTIONS = [
-    "작년 3월에 친구 김철수한테 300만원 빌려줬는데 아직도 안 갚아요",
-    "집주인이 전세 보증금 2억을 계약 끝났는데 안 돌려줘요",
-    "사장님이 석 달째 월급을 안 줘요",
-    "중고거래 사기를 당했어요. 50만원 보냈는데 물건이 안 와요",
-    "남편과 이혼하고 싶어요. 결혼한 지 10년 됐고 아이가 둘이에요",
-]
-LEGAL_ANSWERS = [
-    "모르겠어요",
-    "네",
-    "2024년 5월",
-    "300만원",
-    "카톡이랑 녹음 있어요",
-    "아니요",
-    "김영희",
-    "2명",
-    "3년",
-]
+# The legal side's workload is engine_throughput's, so the two benchmarks drive the same turns.
+LEGAL_DESCRIPTIONS, LEGAL_ANSWERS = DESCRIPTIONS, ANSWERS
 
 
 async def bench_latency(runner: Runner, patients: list[dict[str, Any]], quick: bool) -> None:
