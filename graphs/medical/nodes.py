@@ -396,8 +396,9 @@ def _vector(packed: bytes) -> np.ndarray:
 
 
 async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """greeting / simple / moderate / complex by the medical concepts in the question; sets k
-    for retrieval (3 / 8 / 15) and the quality threshold (0.4 / 0.55 / 0.7)."""
+    """What the question is about (`about.reading`), and greeting / clarify (which medicine,
+    which measure) / simple / moderate / complex by its concepts; sets k for retrieval
+    (3 / 8 / 15) and the quality threshold (0.4 / 0.55 / 0.7)."""
     ctx = runtime.context
     kn = ctx.knowledge
     question = state.get("question") or ""
