@@ -353,7 +353,7 @@ class Lexicon(Strict):
 
 # --- Safety pre-check ----------------------------------------------------------------------
 
-SafetyCategory = Literal["danger", "suicide", "medical"]
+SafetyCategory = Literal["danger", "suicide", "medical", "medical_today", "medical_days"]
 Hotline = Literal["112", "119", "1366", "109", "1388", "1339"]
 
 
@@ -393,7 +393,20 @@ class SafetyRule(Strict):
     hotlines: list[Hotline] = Field(min_length=1)  # in the order the person should call
     when: list[list[str]] = Field(min_length=1)  # term names; lines are alternatives
     unless: list[str] = []  # guard names
+    not_with: list[str] = []  # terms whose presence (here, earlier or standing) stops the rule
+    advice: Text | None = None  # a line of its own after the category's reply
     why: str = ""  # for editors: the line this rule draws
+
+
+class ProfileTerm(Strict):
+    """What in a health profile stands for a term: current conditions or medicines by name,
+    drug class or group, or an age range in years."""
+
+    names: list[str] = []
+    classes: list[str] = []
+    groups: list[str] = []
+    age_min: float | None = None
+    age_max: float | None = None
 
 
 class SafetyRules(Strict):
@@ -405,10 +418,18 @@ class SafetyRules(Strict):
     hotlines: dict[Hotline, Text]  # one line naming the number, added when not yet named
     replies: dict[SafetyCategory, Text]
     staff_notice: Text
+    carry: list[str] = []  # signs that count with the next messages for a day
+    profile_terms: dict[str, ProfileTerm] = {}  # terms a health profile stands for
     rules: list[SafetyRule] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _consistent(self) -> SafetyRules:
+        for name in [*self.carry, *self.profile_terms]:
+            if name not in self.terms:
+                raise ValueError(f"carry/profile_terms: unknown term {name!r}")
+        for name in self.profile_terms:
+            if name not in self.carry:
+                raise ValueError(f"profile_terms.{name}: a profile term must be in carry")
         seen: set[str] = set()
         for rule in self.rules:
             where = f"rules.{rule.code}"
@@ -421,6 +442,9 @@ class SafetyRules(Strict):
                         raise ValueError(f"{where}.when: unknown term {name!r}")
                 if not line:
                     raise ValueError(f"{where}.when: an empty line")
+            for name in rule.not_with:
+                if name not in self.terms:
+                    raise ValueError(f"{where}.not_with: unknown term {name!r}")
             for name in rule.unless:
                 if name not in self.guards:
                     raise ValueError(f"{where}.unless: unknown guard {name!r}")

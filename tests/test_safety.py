@@ -204,6 +204,121 @@ FIRES: dict[str, list[str]] = {
         "my ex keeps showing up at my work",
         "I'm being stalked",
     ],
+    "PREGNANCY_DANGER": [
+        "임신 32주인데 머리가 너무 아프고 눈앞이 번쩍거려요",
+        "임산부인데요 두통이 심하고 눈이 침침해요ㅠㅠ",
+        "I'm 34 weeks pregnant, bad headache and my vision is blurry",
+        "임신중인데 머리가 깨질듯이 아프고 눈앞에 별이 보여요",
+    ],
+    "SEIZURE": [
+        "애가 열이 나다가 갑자기 경기를 해요",
+        "아이가 눈이 돌아가고 팔다리를 떨어요",
+        "my son is having a fit",
+        "우리 애가 지금 경기해요ㅠㅠ 어떡해요",
+    ],
+    "SWALLOWED_HAZARD": [
+        "애가 건전지를 삼켰어요",
+        "아기가 단추전지 삼킨것같아요 어떡해요",
+        "아이가 할머니 혈압약을 몰래 먹었어요",
+        "my toddler swallowed a button battery",
+        "my daughter got into my pills",
+    ],
+    "GLUCOSE_METER": [
+        "혈당기에 HI 라고 떠요",
+        "혈당 측정기가 LO로 나와요",
+        "the meter says HI",
+        "my glucometer reads LO",
+    ],
+    "INFANT_UNWELL": [
+        "태어난지 40일 된 아기가 축 처져서 깨워도 잘 안 깨요",
+        "my 5 week old is floppy and hard to wake",
+        "우리 아기 7주 됐는데 축 늘어져 있어요",
+        "newborn is limp and unresponsive",
+    ],
+    "HEAD_INJURY": [
+        "할머니가 넘어져서 머리를 부딪혔는데 토해요",
+        "he hit his head and now he's confused",
+        "아이가 침대에서 떨어져서 머리를 박았는데 계속 토해요",
+        "my mum fell and hit her head, now she keeps vomiting",
+    ],
+    "ASTHMA_ATTACK": [
+        "벤토린을 뿌려도 숨이 안 나아져요",
+        "my inhaler isn't helping",
+        "흡입기를 몇 번 썼는데도 숨이 계속 차요",
+        "ventolin is not helping at all",
+    ],
+    "INFANT_NOT_FEEDING": [
+        "생후 3주 아기가 분유를 아예 안 먹어요",
+        "my 6 week old baby won't feed",
+        "우리 애기 한달 됐는데 젖을 안 물어요",
+        "she's 3 weeks old and refusing the bottle",
+    ],
+    "REDUCED_FETAL_MOVEMENTS": [
+        "34주인데 태동이 줄었어요",
+        "임신 30주차예요 아기가 오늘 잘 안 움직여요",
+        "I'm 36 weeks pregnant and the baby is moving less",
+        "막달인데 태동이 거의 없어요",
+    ],
+    "PREGNANCY_BLEEDING": [
+        "임신 10주인데 피가 비쳐요",
+        "I'm pregnant and spotting",
+        "임산부인데 하혈을 해요",
+        "12 weeks pregnant and there's some bleeding",
+    ],
+    "HEAD_INJURY_ON_THINNERS": [
+        "와파린 먹는데 넘어져서 머리를 부딪혔어요",
+        "my 80 year old dad bumped his head",
+        "아스피린 복용 중인데 머리를 세게 찧었어요",
+        "I'm on apixaban and banged my head on a cupboard",
+    ],
+    "DELIRIUM": [
+        "아버지가 갑자기 엉뚱한 소리를 하고 헛소리해요",
+        "my 82 year old mum is more confused than usual since yesterday",
+        "할머니가 오늘 아침부터 사람을 못 알아보세요",
+        "grandpa is suddenly confused and not making sense",
+    ],
+    "LOW_SUGAR_SIGNS": [
+        "아마릴 먹는데 손이 떨리고 식은땀이 나요",
+        "혈당 60이에요 사탕 먹었어요",
+        "I'm on gliclazide and I'm shaky and sweaty",
+        "인슐린 맞는데 식은땀이 나고 후들후들해요",
+    ],
+    "HIGH_SUGAR_SYMPTOMS": [
+        "혈당이 350인데 목이 너무 말라요",
+        "blood sugar 380 and I'm peeing all the time",
+        "당이 400 나왔는데 소변을 너무 자주 봐요",
+        "glucose 350 and so thirsty",
+    ],
+    "BLACK_STOOL": [
+        "변이 까맣게 나와요",
+        "I've had black stools since yesterday",
+        "짜장 안 먹었는데 흑변이 나와요ㅠ",
+        "my stool is black and tarry",
+    ],
+    "DEHYDRATION_SIGNS": [
+        "장염인지 설사하고 물만 마셔도 토해요",
+        "diarrhoea all day and dizzy when I stand up",
+        "구토를 계속해서 물도 못 마셔요",
+        "I've got gastro and can't keep water down",
+    ],
+    "EXERTIONAL_CHEST_PAIN": [
+        "계단 오를 때 가슴이 조이는데 쉬면 괜찮아져요",
+        "my chest feels tight when I walk uphill",
+        "운동할때만 가슴이 뻐근해요",
+        "I get chest pain climbing stairs that goes away when I rest",
+    ],
+    "RELIEVER_OVERUSE": [
+        "벤토린을 하루에 4번은 써요",
+        "I need my inhaler four times a day",
+        "요즘 흡입기를 하루에 다섯 번씩 뿌려요",
+        "using my ventolin every few hours",
+    ],
+    "HIGH_SUGAR_NEW": [
+        "혈당이 350 나왔어요",
+        "my blood sugar was 320 at the pharmacy",
+        "건강검진에서 혈당이 310 이래요",
+        "glucose was 340 this morning",
+    ],
 }
 
 # Every rule: near-misses that must not fire it.
@@ -362,6 +477,106 @@ NEAR_MISSES: dict[str, list[str]] = {
         "예전에 스토킹 당한 적 있어요",
         "강아지가 계속 따라와요",
         "전남친이 계속 연락해요",
+    ],
+    "PREGNANCY_DANGER": [
+        "임신 20주인데 두통이 좀 있어요",
+        "눈이 침침하고 머리가 아파요 컴퓨터를 오래 해서",
+        "예전에 임신했을 때 두통이 심하고 눈이 침침했었어요",
+        "I'm pregnant and have a mild headache",
+    ],
+    "SEIZURE": [
+        "어제 축구 경기했어요",
+        "애가 예전에 열성경련 한 적 있어요",
+        "my son watched the game",
+        "애들이 축구 경기를 해요",
+    ],
+    "SWALLOWED_HAZARD": [
+        "아이가 해열제를 먹었어요",
+        "배터리가 다 됐어요",
+        "my son took his antibiotics",
+        "I swallowed my vitamins this morning",
+    ],
+    "GLUCOSE_METER": [
+        "혈당기 사려고 하는데 추천해 주세요",
+        "hi, my meter is new",
+        "my meter reads 120",
+    ],
+    "INFANT_UNWELL": [
+        "3살 아이가 축 처져 있어요",
+        "아기가 잠을 잘 자요",
+        "my 5 year old is floppy from tiredness? no, just lazy lol",
+    ],
+    "HEAD_INJURY": [
+        "머리를 부딪혔는데 괜찮아졌어요",
+        "작년에 넘어져서 머리를 다쳤었어요",
+        "머리가 아파요 토할 것 같아요",
+    ],
+    "ASTHMA_ATTACK": [
+        "흡입기 쓰는 법 알려주세요",
+        "my inhaler is helping a lot",
+        "the inhaler works fine",
+    ],
+    "INFANT_NOT_FEEDING": [
+        "5살 아이가 밥을 안 먹어요",
+        "신생아가 분유를 평소보다 조금 덜 먹어요",
+        "my 2 year old won't eat vegetables",
+    ],
+    "REDUCED_FETAL_MOVEMENTS": [
+        "태동이 언제부터 느껴지나요?",
+        "예전에 임신했을 때 태동이 줄었던 적 있어요",
+        "when will I feel the baby kick?",
+    ],
+    "PREGNANCY_BLEEDING": [
+        "임신 준비 중인데 생리가 나왔어요",
+        "I'm not pregnant, I have my period",
+        "잇몸에서 피가 나요",
+    ],
+    "HEAD_INJURY_ON_THINNERS": [
+        "와파린 먹는데 바나나 먹어도 돼요?",
+        "할머니가 넘어지셨는데 다친 데는 없어요",
+        "I'm on warfarin, can I eat spinach?",
+    ],
+    "DELIRIUM": [
+        "요즘 일 때문에 정신이 없어요",
+        "아버지가 예전에 헛소리를 하신 적 있어요",
+        "my grandma is confused about the new TV remote",
+    ],
+    "LOW_SUGAR_SIGNS": [
+        "아마릴 먹는데 술 마셔도 돼요?",
+        "혈당이 6.5 mmol이에요",
+        "I'm shaky because I had too much coffee",
+        "아마릴 먹는데 떨리는 건 없어요? 그냥 궁금해서요",
+    ],
+    "HIGH_SUGAR_SYMPTOMS": [
+        "목이 너무 말라요",
+        "혈당 150인데 목이 말라요",
+        "blood sugar 130 and thirsty",
+    ],
+    "BLACK_STOOL": [
+        "철분제 먹고 변이 까매요",
+        "예전에 흑변 본 적 있는데 괜찮아졌어요",
+        "혈변 검사 결과 나왔어요",
+        "I take iron tablets and my poo is black",
+    ],
+    "DEHYDRATION_SIGNS": [
+        "설사를 좀 했어요",
+        "아침에 일어나면 어지러워요",
+        "I had diarrhoea last week",
+    ],
+    "EXERTIONAL_CHEST_PAIN": [
+        "계단 오르면 다리가 아파요",
+        "가슴이 답답해요 스트레스 때문에",
+        "I run every morning and feel great",
+    ],
+    "RELIEVER_OVERUSE": [
+        "흡입기는 일주일에 한 번 정도 써요",
+        "하루에 4번 약을 먹어요",
+        "I take my pills three times a day",
+    ],
+    "HIGH_SUGAR_NEW": [
+        "당뇨가 있는데 혈당이 320 나왔어요",
+        "공복혈당이 180이에요",
+        "I'm diabetic and my sugar was 310 after dinner",
     ],
 }
 
@@ -558,9 +773,15 @@ def test_hit_is_a_small_frozen_value() -> None:
 
 def test_safety_file_validates(knowledge: Knowledge) -> None:
     rules = knowledge.safety
-    assert {r.category for r in rules.rules} == {"danger", "suicide", "medical"}
+    assert {r.category for r in rules.rules} == {
+        "danger",
+        "suicide",
+        "medical",
+        "medical_today",
+        "medical_days",
+    }
     assert [r.hotlines[0] for r in rules.rules if r.category == "suicide"] == ["109", "109"]
-    assert all(r.hotlines[0] == "119" for r in rules.rules if r.category == "medical")
+    assert all(r.hotlines[0] == "119" for r in rules.rules if r.category.startswith("medical"))
 
 
 def broken_copy(tmp_path: Path, edit) -> Path:

@@ -5,13 +5,19 @@ read two ways: Korean patterns see it without spaces, punctuation or emoji ("죽
 reads "죽고싶어요"), English patterns see it with single spaces. A guard (past, hypothetical,
 a film...) cancels only its own clause, so "예전에 맞은 적 있어요 지금 또 때려요" still fires.
 Pure Python and `re`: it runs on every message before anything else.
+
+A red flag is judged over the conversation, not the single message: what each message held
+(its clauses' term and guard names, a `Trace`, never its words) is kept for a day, and the
+signs among them (the file's `carry` terms) count with the next messages, as do the terms the
+person's health profile stands for (`standing`: heart failure, a pregnancy, a baby's age). A
+rule then fires on the message that completes it: "흑변이 나왔어요", hours later "어지러워요".
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from knowledge.models import Patterns, SafetyRules
@@ -35,13 +41,46 @@ _CLAUSE_BREAK = re.compile(
 _NUMBER = "(?<!\\d){}(?!\\d)"
 
 
+# The categories that need help now (an ambulance, the police, the crisis line); the other two
+# say when to be seen: today, or within days.
+NOW_CATEGORIES = frozenset({"danger", "suicide", "medical"})
+
+
 @dataclass(frozen=True)
 class SafetyHit:
     """A rule that fired on a message."""
 
     code: str  # rule code, e.g. VIOLENCE_NOW
-    category: str  # danger | suicide | medical
+    category: str  # danger | suicide | medical (119 now) | medical_today | medical_days
     hotlines: tuple[str, ...]  # numbers to call, in order
+    building: bool = False  # fired only with earlier messages or the profile, not this one alone
+
+    @property
+    def now(self) -> bool:
+        """Help is needed now (not a visit today or within days)."""
+        return self.category in NOW_CATEGORIES
+
+
+@dataclass(frozen=True)
+class Trace:
+    """What one message held for the rules: each clause's term and guard names (no words)."""
+
+    clauses: tuple[tuple[frozenset[str], frozenset[str]], ...]
+
+    def present(self, unless: set[str]) -> set[str]:
+        """The terms of the clauses that none of `unless` cancels."""
+        out: set[str] = set()
+        for terms, guards in self.clauses:
+            if not guards & unless:
+                out |= terms
+        return out
+
+    def as_json(self) -> list[list[list[str]]]:
+        return [[sorted(terms), sorted(guards)] for terms, guards in self.clauses]
+
+    @classmethod
+    def from_json(cls, data: list[list[list[str]]]) -> Trace:
+        return cls(tuple((frozenset(t), frozenset(g)) for t, g in data))
 
 
 @dataclass(frozen=True)
@@ -86,27 +125,64 @@ class SafetyCheck:
         self._guards = {name: _Matcher(p) for name, p in rules.guards.items()}
         self._idioms_en = _alternation(rules.idioms.en)
         self._idioms_ko = _alternation(rules.idioms.ko)
+        self._carry = set(rules.carry)
+        self._advice = {rule.code: rule.advice for rule in rules.rules if rule.advice}
 
-    def check(self, text: str) -> list[SafetyHit]:
-        """Every rule that fires on `text`, most urgent first (the file's order), once each."""
-        terms: list[set[str]] = []
-        guards: list[set[str]] = []
+    def read(self, text: str) -> Trace:
+        """The term and guard names of each clause of `text` that names a term."""
+        clauses = []
         for clause in self._clauses(text):
-            found = {n for n, t in self._terms.items() if t.search(clause)}
+            found = frozenset(n for n, t in self._terms.items() if t.search(clause))
             if found:  # a clause naming no term adds nothing, whatever guards it holds
-                terms.append(found)
-                guards.append({n for n, g in self._guards.items() if g.search(clause)})
-        if not terms:
+                guards = frozenset(n for n, g in self._guards.items() if g.search(clause))
+                clauses.append((found, guards))
+        return Trace(tuple(clauses))
+
+    def check(
+        self,
+        text: str,
+        *,
+        earlier: Sequence[Trace] = (),
+        standing: Iterable[str] = (),
+    ) -> list[SafetyHit]:
+        """Every rule that fires on `text`, most urgent first (the file's order), once each.
+
+        `earlier` are the traces of the recent messages and `standing` the terms the profile
+        stands for: their signs complete a rule that this message adds to, never one it does
+        not touch (a hit that needed them is `building`).
+        """
+        return self.check_trace(self.read(text), earlier=earlier, standing=standing)
+
+    def check_trace(
+        self, trace: Trace, *, earlier: Sequence[Trace] = (), standing: Iterable[str] = ()
+    ) -> list[SafetyHit]:
+        """`check` on a message already read."""
+        if not trace.clauses:
             return []
+        standing = set(standing) & self._carry
         hits: list[SafetyHit] = []
         for rule in self.rules.rules:
             unless = set(rule.unless)
-            present: set[str] = set()
-            for found, guarded in zip(terms, guards, strict=True):
-                if not guarded & unless:
-                    present |= found
-            if any(set(line) <= present for line in rule.when):
-                hits.append(SafetyHit(rule.code, rule.category, tuple(rule.hotlines)))
+            here = trace.present(unless)
+            if not here:
+                continue
+            carried = set(standing)
+            for before in earlier:
+                carried |= before.present(unless) & self._carry
+            if set(rule.not_with) & (here | carried):
+                continue
+            alone = building = False
+            for line in rule.when:
+                needed = set(line)
+                if needed <= here:
+                    alone = True
+                    break
+                if needed & here and needed <= here | carried:
+                    building = True
+            if alone or building:
+                hits.append(
+                    SafetyHit(rule.code, rule.category, tuple(rule.hotlines), building=not alone)
+                )
         return hits
 
     def reply(self, hits: list[SafetyHit], lang: str) -> str:
@@ -114,6 +190,7 @@ class SafetyCheck:
         if not hits:
             return ""
         lines = [self.rules.replies[hits[0].category].get(lang)]
+        lines += [self._advice[h.code].get(lang) for h in hits if h.code in self._advice]
         for number in dict.fromkeys(n for hit in hits for n in hit.hotlines):
             if not any(re.search(_NUMBER.format(number), line) for line in lines):
                 lines.append(self.rules.hotlines[number].get(lang))
