@@ -13,7 +13,7 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import repo
-from graphs.common.safety import SafetyCheck, SafetyHit
+from graphs.common.safety import Recent, SafetyCheck, SafetyHit
 from knowledge.loader import Knowledge
 
 log = logging.getLogger(__name__)
@@ -39,9 +39,24 @@ class SafetyDesk:
         """The rules that fire on `text`, most urgent first."""
         return self.checker.check(text) if text and text.strip() else []
 
+    def assess(self, text: str, recent: Recent, at: datetime) -> list[SafetyHit]:
+        """The rules that fire on `text` with the chat's last day (`recent`, updated with this
+        message): what completes a rule over messages is raised once an episode."""
+        if not text or not text.strip():
+            return []
+        trace = self.checker.read(text)
+        hits = self.checker.check_trace(trace, earlier=recent.earlier(), standing=recent.standing)
+        hits = recent.fresh(hits)
+        recent.note(trace, hits, self.checker.carry, at)
+        return hits
+
     def reply(self, hits: list[SafetyHit], lang: str) -> str:
-        """What to do now, in the person's language."""
-        return self.checker.reply(hits, lang)
+        """What to do now (or when to be seen), in the person's language; a rule completed by
+        earlier messages says so first."""
+        text = self.checker.reply(hits, lang)
+        if all(hit.building for hit in hits):
+            text = self.knowledge.message("med_red_flag_building", lang) + "\n" + text
+        return text
 
     async def record(
         self,

@@ -166,9 +166,27 @@ class Commands:
             self._prompt(values, *where, reply)
         elif inbound.data == "cmd:undo_cancel":
             await self._undo_cancel(inbound.chat_id, reply)
+        elif inbound.data == "cmd:resume":
+            self._resume_after_crisis(reply, session, values, where)
         else:
             reply.add(kn.message("stale_button", reply.lang))
             self._prompt(values, *where, reply)
+
+    def _resume_after_crisis(
+        self, reply: Reply, session: Any, values: dict[str, Any], where: tuple[Any, Any]
+    ) -> None:
+        """The person chose to carry on after a suicide alert: back to where the chat stood."""
+        kn, handling = self.knowledge, HANDLING.get()
+        if handling is not None and handling.safety is not None:
+            handling.safety.end_crisis()
+        reply.add(kn.message("crisis_resumed", reply.lang))
+        if handling is not None and handling.view.domain == "medical":
+            reply.add(kn.message("med_prompt", reply.lang))
+            reply.state = "MEDICAL"
+        elif session is not None:
+            self._prompt(values, *where, reply)
+        else:
+            self._offer_domains(reply)
 
     async def _forget(self, chat_id: int, reply: Reply) -> None:
         """Delete the chat's records and checkpoint threads (the person asked us to forget)."""

@@ -38,6 +38,7 @@ from db.engine import (
 from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.rules_brain import RulesBrain
+from graphs.common.safety import Recent
 from graphs.common.text import detect_lang
 from graphs.medical.graph import build_graph as build_medical_graph
 from graphs.registry import GRAPHS, GraphSpec
@@ -165,10 +166,20 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
             return reply
 
     async def _dispatch(self, inbound: Inbound, reply: Reply, view: repo.ChatView) -> None:
-        """Safety first, then the refused press, the command, the steering button or the turn."""
-        reply.alerts = self.safety.check(self._said(inbound))
+        """Safety first (over the chat's last day), a crisis held, then the refused press, the
+        command, the steering button or the turn."""
+        recent = Recent.load(view.safety, inbound.at)
+        handling = HANDLING.get()
+        if handling is not None:
+            handling.safety = recent
+        reply.alerts = self.safety.assess(self._said(inbound), recent, inbound.at)
         if reply.alerts:  # what to do now comes before anything else
             reply.add(self.safety.reply(reply.alerts, reply.lang))
+        if recent.crisis is not None and inbound.kind in ("text", "file"):
+            self._stay_with(reply, view)  # no intake question until the person chooses
+            if reply.alerts:
+                await self._raise_alerts(inbound, reply)
+            return
         refusal = self._press_refusal(inbound, view) if inbound.kind == "choice" else None
         if (
             refusal is not None
@@ -226,6 +237,19 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         if view.domain == "medical" and await self._medical_command(inbound, reply):
             return
         await self._command(inbound, reply)
+
+    def _stay_with(self, reply: Reply, view: repo.ChatView) -> None:
+        """After a suicide alert: a word of presence (unless the alert just spoke) and a button
+        to carry on when the person is ready; nothing is routed or asked."""
+        kn, lang = self.knowledge, reply.lang
+        if not any(hit.category == "suicide" for hit in reply.alerts):
+            reply.add(kn.message("crisis_stay", lang))
+        reply.add(
+            kn.message("crisis_resume_offer", lang),
+            [{"label": kn.message("btn_crisis_resume", lang), "data": "cmd:resume"}],
+        )
+        if view.domain == "medical":
+            reply.state = "MEDICAL"
 
     @staticmethod
     def _said(inbound: Inbound) -> str:

@@ -17,6 +17,7 @@ from graphs.common.context import Context
 from graphs.common.text import detect_lang
 from graphs.medical import memory, records
 from graphs.medical.nodes import extractor
+from graphs.medical.standing import profile_terms
 
 log = logging.getLogger("bot.engine")
 
@@ -155,9 +156,7 @@ class MedicalSteps:
         if inbound.input_id and before.get("last_input_id") == inbound.input_id:
             reply.add(kn.message("continued", lang))  # a redelivery: answered once already
             return
-        if inbound.kind == "text" and not reply.alerts:
-            await self._red_flag_over_turns(inbound, reply, before)
-        if reply.alerts:
+        if any(hit.now for hit in reply.alerts):  # what to do now came first: no answer
             message["urgent"] = True
         context = self._medical_context(inbound, reply.lang)
         result = await self.medical_graph.ainvoke(
@@ -168,37 +167,21 @@ class MedicalSteps:
         )
         reply.messages += result.get("outbox") or []
         await self._write_profile(profile.id, result, context.now)
+        self._keep_profile_terms(result.get("profile"), context.now)
+
+    def _keep_profile_terms(self, profile: dict[str, Any] | None, now: Any) -> None:
+        """What the profile now stands for in the safety rules, kept with the chat's safety
+        memory (a sign said later completes a rule with it)."""
+        handling = HANDLING.get()
+        if handling is None or handling.safety is None:
+            return
+        terms = self.knowledge.safety.profile_terms
+        handling.safety.set_standing(profile_terms(profile or memory.new_profile(), now, terms))
 
     @staticmethod
     def _names_health(text: str) -> bool:
         said = extractor().extract(text)
         return any(i.slot in MEDICAL_SLOTS for i in said.items)
-
-    async def _red_flag_over_turns(
-        self, inbound: Inbound, reply: Reply, values: dict[str, Any]
-    ) -> None:
-        """A red flag that builds up over messages: this message with the symptoms said in the
-        last 24 hours (chest pain before, cold sweat now). Rules already raised are not raised
-        again."""
-        now = inbound.at.astimezone(self.settings.zone)
-        earlier = records.recent_words(values, now)
-        if not earlier:
-            return
-        combined = " . ".join([*earlier, inbound.text])
-        hits = self.safety.check(combined)
-        if not hits:
-            return
-        profile_id = await self._profile_id(inbound.chat_id)
-        alerts = await repo.alerts_for(engine=self.records, session_ids=[profile_id])
-        raised = {a["code"] for a in alerts.get(profile_id, [])}
-        fresh = [h for h in hits if h.code not in raised]
-        if fresh:
-            reply.alerts = fresh
-            reply.add(
-                self.knowledge.message("med_red_flag_building", reply.lang)
-                + "\n"
-                + self.safety.reply(fresh, reply.lang)
-            )
 
     async def _profile_id(self, chat_id: int) -> str:
         profile = await medical_repo.profile_of(engine=self.records, chat_id=chat_id)
@@ -301,6 +284,7 @@ class MedicalSteps:
             )
             now = inbound.at.astimezone(self.settings.zone)
             await self._write_profile(profile_row.id, {**values, "profile": profile}, now)
+            self._keep_profile_terms(profile, now)
             name = records.item_label(gone, before, lang)
             log.info("chat=%s profile item removed", chat_tag(inbound.chat_id))
             reply.add(kn.message("med_item_removed", lang, name=name))

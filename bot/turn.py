@@ -27,6 +27,7 @@ from bot.messages import (
 from db import repo
 from graphs.common.context import Context
 from graphs.common.intents import read_intent
+from graphs.common.safety import Recent
 from graphs.common.text import detect_lang, is_meaningless
 
 log = logging.getLogger("bot.engine")
@@ -43,6 +44,7 @@ class Handling:
     after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # once written
     fresh: bool = True  # False once sessions were opened or closed after the read
     forgotten: bool = False  # the chat was erased (/forget): nothing of it is written back
+    safety: Recent | None = None  # the safety check's memory, written back when it changed
 
 
 # The handling in progress in this task (each chat's handling runs in its own task).
@@ -256,6 +258,10 @@ class TurnSteps:
     ) -> None:
         """The handling's one write: language, offer, the turn's changes and its row."""
         sid = handling.case.session_id if handling.case else None
+        safety = None
+        if handling.safety is not None and handling.safety.changed and not handling.forgotten:
+            row_lang = handling.lang or handling.view.lang or self.settings.intake_default_lang
+            safety = (row_lang, handling.safety.dump())
         written = await self._retrying(
             lambda: repo.write_turn(
                 engine=self.records,
@@ -264,6 +270,7 @@ class TurnSteps:
                 offer=None if handling.forgotten else offer,
                 case=handling.case,
                 turn=handling.row,
+                safety=safety,
             ),
             f"session={sid}" if sid else f"chat={chat_tag(chat_id)}",
         )

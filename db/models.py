@@ -183,6 +183,9 @@ class ChatPreference(SQLModel, table=True):
     chat_id: int = Field(primary_key=True, sa_type=ID64)
     lang: str = "ko"
     domain: str | None = None  # legal | medical: what the chat's messages go to; None = not chosen
+    # The safety check's memory of the last day (graphs/common/safety.py Recent): term names of
+    # recent signs, the profile's standing terms, the rules raised, a crisis. Never any words.
+    safety_json: str | None = None
 
 
 class MedicalProfile(SQLModel, table=True):

@@ -657,6 +657,7 @@ class ChatView:
     offer: tuple[int | None, list[str]] | None
     latest: ChatSession | None
     domain: str | None = None  # legal | medical, None until chosen
+    safety: str | None = None  # the safety check's memory (JSON), None when nothing is kept
 
     @property
     def open(self) -> ChatSession | None:
@@ -681,7 +682,7 @@ async def chat_view(*, engine: AsyncEngine, chat_id: int) -> ChatView:
     else:
         async with engine.connect() as conn:
             row = (await conn.execute(stmt, params)).one()
-    lang, domain, offer_user, offer_json, *session = row
+    lang, domain, safety, offer_user, offer_json, *session = row
     fields = dict(zip((c.name for c in _SESSION_COLUMNS), session, strict=True))
     return ChatView(
         chat_id=chat_id,
@@ -689,6 +690,7 @@ async def chat_view(*, engine: AsyncEngine, chat_id: int) -> ChatView:
         offer=(offer_user, json.loads(offer_json)) if offer_json is not None else None,
         latest=ChatSession.model_construct(**fields) if fields["id"] is not None else None,
         domain=domain,
+        safety=safety,
     )
 
 
@@ -805,14 +807,21 @@ async def write_turn(
     offer: tuple[int | None, list[str]] | None = None,
     case: CaseChanges | None = None,
     turn: dict[str, Any] | None = None,
+    safety: tuple[str, str] | None = None,
 ) -> None:
-    """Everything a turn changed, in one short transaction of Core statements: the chat's new
-    language, its offer, the session row, the transition, changed facts, the missing list, the
+    """Everything a turn changed, in one short transaction of Core statements: the safety
+    check's memory (`safety`: the chat's language, should the row be new, and the JSON), the
+    chat's new language, its offer, the session row, the transition, changed facts, the missing list, the
     party, new evidence, the summary, and the question-answer row (`turn`, written once per
     input id)."""
     now = utcnow()
     the = _turn_statements(engine.dialect.name)
     work: list[tuple[Any, Any]] = []  # (statement, parameters)
+    if safety is not None:  # before the language, which it never overwrites
+        row_lang, safety_json = safety
+        work.append(
+            (the.safety, {"chat_id": chat_id, "lang": row_lang, "safety_json": safety_json})
+        )
     if lang is not None:
         work.append((the.lang, {"chat_id": chat_id, "lang": lang}))
     if offer is not None:
@@ -922,6 +931,7 @@ class TurnStatements:
 
     view: Any
     lang: Any
+    safety: Any
     offer: Any
     close: Any
     session: Any
@@ -961,6 +971,7 @@ def _turn_statements(dialect_name: str) -> TurnStatements:
         select(
             ChatPreference.lang,
             ChatPreference.domain,
+            ChatPreference.safety_json,
             ChatOffer.user_id,
             ChatOffer.choices_json,
             *_SESSION_COLUMNS,
@@ -975,6 +986,7 @@ def _turn_statements(dialect_name: str) -> TurnStatements:
     return TurnStatements(
         view=view,
         lang=_upsert(dialect, ChatPreference, ["chat_id"], ["lang"]),
+        safety=_upsert(dialect, ChatPreference, ["chat_id"], ["safety_json"]),
         offer=_upsert(dialect, ChatOffer, ["chat_id"], ["user_id", "choices_json", "offered_at"]),
         close=session_row.where(col(ChatSession.status) == "open").values(
             status=bindparam("b_status"), ended_at=bindparam("b_at")

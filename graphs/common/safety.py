@@ -15,10 +15,12 @@ rule then fires on the message that completes it: "흑변이 나왔어요", hour
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 
 from knowledge.models import Patterns, SafetyRules
 
@@ -125,7 +127,7 @@ class SafetyCheck:
         self._guards = {name: _Matcher(p) for name, p in rules.guards.items()}
         self._idioms_en = _alternation(rules.idioms.en)
         self._idioms_ko = _alternation(rules.idioms.ko)
-        self._carry = set(rules.carry)
+        self.carry = self._carry = set(rules.carry)
         self._advice = {rule.code: rule.advice for rule in rules.rules if rule.advice}
 
     def read(self, text: str) -> Trace:
@@ -220,3 +222,89 @@ class SafetyCheck:
             if compact:
                 clauses.append(_Clause(part, compact))
         return clauses
+
+
+# How long a sign said in one message counts with the next ones, and a crisis lasts unless the
+# person chooses to carry on.
+WINDOW = timedelta(hours=24)
+
+
+@dataclass
+class Recent:
+    """What a chat's safety check keeps between messages, and never any words: the traces of
+    the last day's messages that held a sign, the terms the profile stands for, the rules
+    raised (a rule completed over messages is raised once an episode) and a crisis."""
+
+    traces: list[tuple[str, Trace]] = field(default_factory=list)  # (ISO time, trace)
+    standing: list[str] = field(default_factory=list)
+    raised: dict[str, str] = field(default_factory=dict)  # rule code -> ISO time
+    crisis: str | None = None  # ISO time of the suicide alert the person has not moved on from
+    changed: bool = False  # to be written back
+
+    @classmethod
+    def load(cls, data: str | None, now: datetime) -> Recent:
+        """From its JSON (None: nothing kept), with what is older than a day dropped."""
+        if not data:
+            return cls()
+        raw = json.loads(data)
+        recent = cls(
+            traces=[(at, Trace.from_json(t)) for at, t in raw.get("traces", [])],
+            standing=list(raw.get("standing", [])),
+            raised=dict(raw.get("raised", {})),
+            crisis=raw.get("crisis"),
+        )
+        fresh = [(at, t) for at, t in recent.traces if _within(at, now)]
+        raised = {code: at for code, at in recent.raised.items() if _within(at, now)}
+        crisis = recent.crisis if recent.crisis and _within(recent.crisis, now) else None
+        if (fresh, raised, crisis) != (recent.traces, recent.raised, recent.crisis):
+            recent.traces, recent.raised, recent.crisis = fresh, raised, crisis
+            recent.changed = True
+        return recent
+
+    def dump(self) -> str:
+        return json.dumps(
+            {
+                "traces": [[at, t.as_json()] for at, t in self.traces],
+                "standing": self.standing,
+                "raised": self.raised,
+                "crisis": self.crisis,
+            },
+            separators=(",", ":"),
+        )
+
+    def earlier(self) -> list[Trace]:
+        return [t for _, t in self.traces]
+
+    def fresh(self, hits: list[SafetyHit]) -> list[SafetyHit]:
+        """The hits to raise: a rule completed over messages only once an episode."""
+        return [h for h in hits if not (h.building and h.code in self.raised)]
+
+    def note(self, trace: Trace, hits: list[SafetyHit], carry: set[str], now: datetime) -> None:
+        """Keep this message's trace when it holds a sign, the rules raised, a crisis begun."""
+        at = now.isoformat()
+        if any(terms & carry for terms, _ in trace.clauses):
+            self.traces.append((at, trace))
+            self.changed = True
+        for hit in hits:
+            self.raised[hit.code] = at
+            self.changed = True
+        if any(h.category == "suicide" for h in hits):
+            self.crisis = at
+
+    def set_standing(self, terms: Iterable[str]) -> None:
+        terms = sorted(set(terms))
+        if terms != self.standing:
+            self.standing = terms
+            self.changed = True
+
+    def end_crisis(self) -> None:
+        if self.crisis is not None:
+            self.crisis = None
+            self.changed = True
+
+
+def _within(iso: str, now: datetime) -> bool:
+    at = datetime.fromisoformat(iso)
+    if at.tzinfo is None and now.tzinfo is not None:
+        at = at.replace(tzinfo=now.tzinfo)
+    return now - at <= WINDOW

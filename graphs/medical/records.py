@@ -3,7 +3,7 @@ items as the records store them, and the recent words a red flag can build up fr
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from graphs.medical import memory
@@ -18,7 +18,6 @@ SLOT_TITLES = {
     "vitals": ("측정값", "Measurements"),
     "labs": ("검사 결과", "Test results"),
 }
-RED_FLAG_WINDOW = timedelta(hours=24)  # symptoms said this recently count with a new message
 
 
 def stored_items(profile: dict[str, Any], now: datetime) -> list[dict[str, Any]]:
@@ -96,6 +95,9 @@ def summary_text(
         return None
     ko = lang == "ko"
     lines = ["진료 전 요약" if ko else "Pre-visit summary"]
+    if alerts:  # every red flag heads the summary, with when it fired
+        listed = ", ".join(f"{a['code']} {a['at'][:16].replace('T', ' ')}" for a in alerts)
+        lines.append(("⚠️ 위험 신호: " if ko else "⚠️ Red flags: ") + listed)
     if profile.get("subject", "self") != "self":
         lines.append(
             kn.message("med_profile_for", lang, who=_relation_label(profile["subject"], lang))
@@ -105,9 +107,6 @@ def summary_text(
             ("방문 이유(첫 질문): " if ko else "Reason for contact (first question): ")
             + asked[0]["q"]
         )
-    if alerts:
-        listed = ", ".join(f"{a['code']} {a['at'][:16].replace('T', ' ')}" for a in alerts)
-        lines.append(("⚠️ 위험 신호: " if ko else "⚠️ Red flags: ") + listed)
     for slot, (title_ko, title_en) in SLOT_TITLES.items():
         rows = [
             i
@@ -153,21 +152,3 @@ def summary_text(
             )
             lines.append(f"• {q['q'][:120]} — {sources}")
     return "\n".join(lines)
-
-
-def recent_words(values: dict[str, Any], now: datetime) -> list[str]:
-    """What the person said of their current symptoms in the last 24 hours: a red flag can
-    build up over messages (chest pain in one, cold sweat in the next)."""
-    out = []
-    for item in (values.get("profile") or {}).get("items", []):
-        if item["slot"] != "symptoms" or item["status"] != "current":
-            continue
-        said = datetime.fromisoformat(item["last_said"])
-        if said.tzinfo is None:
-            said = said.replace(tzinfo=now.tzinfo)
-        if now - said <= RED_FLAG_WINDOW:
-            out.append(
-                item["name_ko"] if any("가" <= c <= "힣" for c in item["text"]) else item["name"]
-            )
-            out.append(item["text"])
-    return out
