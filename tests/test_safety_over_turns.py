@@ -1,0 +1,153 @@
+"""Red flags judged over the conversation through the real engine: signs said in separate
+messages, the profile's standing terms, once an episode, the three levels, and staying with a
+person after a suicide alert (no routing, no intake question until they choose to carry on)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import timedelta
+
+from bot.engine import Engine, Inbound
+from db.engine import records_path
+from tests.support import NOW
+
+CHAT = 5151
+
+
+def said(value: str, *, hours: float = 0) -> Inbound:
+    return Inbound(
+        chat_id=CHAT, kind="text", text=value, user_id=5, at=NOW + timedelta(hours=hours)
+    )
+
+
+def pressed(data: str, *, hours: float = 0) -> Inbound:
+    return Inbound(
+        chat_id=CHAT, kind="choice", data=data, user_id=5, at=NOW + timedelta(hours=hours)
+    )
+
+
+def command(name: str, *, hours: float = 0) -> Inbound:
+    return Inbound(
+        chat_id=CHAT, kind="command", command=name, user_id=5, at=NOW + timedelta(hours=hours)
+    )
+
+
+def codes(reply) -> list[str]:
+    return [hit.code for hit in reply.alerts]
+
+
+def texts(reply) -> str:
+    return "\n".join(m["text"] for m in reply.messages)
+
+
+def buttons(reply) -> list[str]:
+    return [c["data"] for m in reply.messages for c in m["choices"]]
+
+
+async def test_signs_in_separate_messages_fire_on_the_one_that_completes_them(
+    engine: Engine,
+) -> None:
+    await engine.use_domain(CHAT, "medical")
+    first = await engine.handle(said("아스피린 먹고 있는데 어제부터 변이 까맣게 나와요"))
+    assert codes(first) == ["BLACK_STOOL"]  # be seen today, on its own
+    assert "오늘 안에" in first.messages[0]["text"]
+    second = await engine.handle(said("지금은 좀 어지러워요", hours=3))
+    assert codes(second) == ["BLEEDING"]
+    assert second.messages[0]["text"].startswith("앞서 말씀하신")  # said why it fires now
+    assert "119" in second.messages[0]["text"]
+    again = await engine.handle(said("계속 어지러워요", hours=4))
+    assert codes(again) == []  # once an episode
+
+
+async def test_a_sign_from_over_a_day_ago_no_longer_counts(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    assert codes(await engine.handle(said("우리 애기 7주 됐어요"))) == []
+    assert codes(await engine.handle(said("열이 38.3도예요", hours=30))) == []
+
+
+async def test_a_babys_age_in_one_message_and_a_fever_in_the_next(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    assert codes(await engine.handle(said("저희 아기가 태어난 지 50일 됐어요"))) == []
+    fever = await engine.handle(said("근데 열이 38.2도예요 어떡해요", hours=1))
+    assert codes(fever) == ["INFANT_FEVER"]
+    first = fever.messages[0]["text"]
+    assert "119" in first and "범위에 해당" not in texts(fever)  # no band line, no answer
+
+
+async def test_a_guarded_earlier_message_adds_nothing(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("예전에 흑변 본 적 있는데 괜찮아졌어요"))
+    assert codes(await engine.handle(said("요즘 어지러워요", hours=1))) == []
+
+
+async def test_the_profile_completes_a_rule_said_days_later(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("저 심부전이 있어요 이뇨제 먹고 있어요"))
+    assert codes(await engine.handle(said("발목이 퉁퉁 부었어요", hours=48))) == []
+    gained = await engine.handle(said("일주일 사이에 3키로 늘었어요", hours=49))
+    assert codes(gained) == ["HEART_FAILURE"]
+
+
+async def test_a_sulfonylurea_in_the_profile_makes_shaking_a_low_sugar_sign(
+    engine: Engine,
+) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("당뇨가 있어서 아마릴 먹어요"))
+    shaking = await engine.handle(said("점심때쯤 손이 떨리고 식은땀이 나요", hours=50))
+    assert codes(shaking) == ["LOW_SUGAR_SIGNS"]
+    assert "단 것" in shaking.messages[0]["text"]
+
+
+async def test_within_days_comes_first_and_the_question_is_still_answered(
+    engine: Engine,
+) -> None:
+    await engine.use_domain(CHAT, "medical")
+    reply = await engine.handle(said("계단 오를 때 가슴이 조이는데 쉬면 괜찮아져요"))
+    assert codes(reply) == ["EXERTIONAL_CHEST_PAIN"]
+    assert "며칠 안에" in reply.messages[0]["text"]
+    assert len(reply.messages) > 1  # the assistant still answers
+
+
+async def test_the_summary_is_headed_by_the_red_flags(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("저희 아기가 태어난 지 50일 됐어요"))
+    await engine.handle(said("열이 38.2도예요", hours=1))
+    summary = await engine.handle(command("summary", hours=2))
+    lines = summary.messages[0]["text"].splitlines()
+    assert lines[1].startswith("⚠️") and "INFANT_FEVER" in lines[1]
+
+
+async def test_distress_is_never_routed_and_no_question_follows(engine: Engine) -> None:
+    first = await engine.handle(said("그냥 아무것도 하기싫고 희망이 없어요. 다 그만두고 싶다"))
+    assert codes(first) == ["SUICIDE"]
+    assert "109" in first.messages[0]["text"]
+    assert buttons(first) == ["cmd:resume"]
+    assert first.field is None and first.state in (None, "MEDICAL")
+    later = await engine.handle(said("회사에서 월급을 석 달째 못 받았어요", hours=0.1))
+    assert codes(later) == [] and later.field is None
+    assert "109" in texts(later) and buttons(later) == ["cmd:resume"]
+    resumed = await engine.handle(pressed("cmd:resume", hours=0.2))
+    assert "이어서" in texts(resumed)
+    intake = await engine.handle(said("회사에서 월급을 석 달째 못 받았어요", hours=0.3))
+    assert intake.field is not None  # the intake goes on once the person chose to
+
+
+async def test_hints_spread_over_messages_are_a_suicide_alert(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    assert codes(await engine.handle(said("요즘 잠을 못 자요 희망이 없어요"))) == []
+    reply = await engine.handle(said("그냥 다 포기하고 싶어요", hours=1))
+    assert codes(reply) == ["SUICIDE"]
+    assert buttons(reply) == ["cmd:resume"]
+
+
+async def test_the_memory_keeps_term_names_never_words(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("아스피린 먹고 있는데 어제부터 변이 까맣게 나와요"))
+    with sqlite3.connect(records_path(engine.settings.intake_data_dir)) as db:
+        (stored,) = db.execute(
+            "SELECT safety_json FROM chatpreference WHERE chat_id = ?", (CHAT,)
+        ).fetchone()
+    memory = json.loads(stored)
+    assert "black_stool" in json.dumps(memory["traces"])
+    assert "까맣" not in stored and "아스피린" not in stored
