@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from graphs.common.slots import SlotExtraction, SlotExtractor
+from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem, normalise
+from graphs.medical import clauses
 
 # Sentences: ends of sentences in both languages (a decimal point is no end).
 _BREAK = re.compile(r"(?<=[?!？])\s*|(?<!\d)\.(?!\d)\s*|\n+|(?<=[가-힣][요다죠까])(?=\s)")
@@ -102,23 +103,51 @@ def personal_part(text: str) -> str:
 
 
 def profile_slots(extractor: SlotExtractor, text: str) -> SlotExtraction:
-    """What a message gives the profile. A sentence that only asks about a topic ("통풍이
-    뭔가요?", "What is gout?") gives nothing: the person did not say they have it, and neither
-    does a medicine or habit they ask permission for ("술 마셔도 돼요?"); a reading
-    in one ("A1c 7.1 괜찮은 건가요?") is probably theirs, and is asked about before it is used."""
-    empty = SlotExtraction((), "self", (), ())
-    if not text:
-        return empty
-    told, asked = split(text)
-    said = extractor.extract(told) if told else empty
-    kept = tuple(i for i in said.items if not asked_permission(told, i.text))
-    if len(kept) != len(said.items):
-        said = replace(said, items=kept)
-    if not asked:
+    """What a message gives the profile: the items of its statements about the person.
+
+    Each item is read against its clause (`graphs/medical/clauses.py`): a question, a
+    supposition or a leave asked for ("Do I need to go on a statin?", "술 마셔도 돼요?"), a
+    topic set aside and the set-aside side of a contrast give nothing, and the kept side only
+    when it tells of having or taking it. A reading inside a question ("A1c 7.1 괜찮은
+    건가요?") and what a question calls the person's own ("his back pain") are probably
+    theirs: kept, a reading to be confirmed before it is used."""
+    text = normalise(text or "")
+    if not text.strip():
+        return SlotExtraction((), "self", (), ())
+    said = extractor.extract(text)
+    read = clauses.reader()
+    found = read.read(text)
+    kept: list[SlotItem] = []
+    for item in said.items:
+        clause = clauses.clause_at(found, item.start)
+        verdict = _verdict(read, text, clause, item)
+        if verdict == "keep":
+            kept.append(item)
+        elif verdict == "confirm":
+            kept.append(replace(item, unsure=True, asked=True))
+    subject = said.subject if any(not i.family for i in kept) else "self"
+    if tuple(kept) == said.items and subject == said.subject:
         return said
-    readings = tuple(
-        replace(item, unsure=True)
-        for item in extractor.extract(asked).items
-        if item.slot in ("vitals", "labs") and not item.family
-    )
-    return replace(said, items=said.items + readings)
+    return replace(said, items=tuple(kept), subject=subject)
+
+
+def _verdict(
+    read: clauses.ClauseReader, text: str, clause: clauses.Clause | None, item: SlotItem
+) -> str:
+    """keep | confirm | drop: what the clause an item stands in lets the profile learn."""
+    if clause is None:
+        return "keep"
+    if any(a <= item.start < b for a, b in clause.set_aside):
+        return "drop"
+    kept_side = clause.kept_side
+    if kept_side and kept_side[0] <= item.start < kept_side[1] and not clause.tells:
+        return "drop"
+    if clause.kind == "statement":
+        return "keep"
+    if clause.kind != "question":
+        return "drop"
+    if item.slot in ("vitals", "labs") and not item.family:
+        return "confirm"
+    if item.slot in ("symptoms", "medications") and read.possessed(text, item.start):
+        return "keep"
+    return "drop"
