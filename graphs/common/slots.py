@@ -96,6 +96,7 @@ class SlotItem:
     context: tuple[str, ...] = ()  # of a reading: where or when taken ("home", "fasting")
     details: tuple[str, ...] = ()  # of a symptom or condition: "2주째", "계단 오를 때"
     asked: bool = False  # a reading said inside a question: kept to be confirmed
+    corrects: bool = False  # replaces a reading said wrong in an earlier message
 
 
 @dataclass(frozen=True)
@@ -576,6 +577,15 @@ class SlotExtractor:
         the focus of a question, never stored in a profile."""
         found = self._topics.find(normalise(text))
         return list(dict.fromkeys(str(hit.payload) for hit in found))
+
+    def corrects(self, text: str) -> bool:
+        """Whether a message says something said before was wrong ("잘못 말했어요", "sorry")."""
+        return bool(self._correction.search(normalise(text)))
+
+    def measures_named(self, text: str) -> set[str]:
+        """The measures a message names by their cues ("혈압", "blood sugar"), with or without
+        a number."""
+        return {hit.payload.measure.key for hit in self._cues.find(normalise(text))}
 
     def worries(self, text: str) -> bool:
         """Whether a message voices worry about one's health ("걱정돼요", "I'm freaking out")."""

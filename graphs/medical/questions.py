@@ -123,6 +123,8 @@ def profile_slots(extractor: SlotExtractor, text: str) -> SlotExtraction:
         verdict = _verdict(read, text, clause, item)
         if verdict == "keep":
             kept.append(item)
+        elif verdict == "own":
+            kept.append(replace(item, asked=True))
         elif verdict == "confirm":
             kept.append(replace(item, unsure=True, asked=True))
     subject = said.subject if any(not i.family for i in kept) else "self"
@@ -134,7 +136,8 @@ def profile_slots(extractor: SlotExtractor, text: str) -> SlotExtraction:
 def _verdict(
     read: clauses.ClauseReader, text: str, clause: clauses.Clause | None, item: SlotItem
 ) -> str:
-    """keep | confirm | drop: what the clause an item stands in lets the profile learn."""
+    """keep | own | confirm | drop: what the clause an item stands in lets the profile learn
+    (`own` and `confirm` are said in a question: never enough to bring back a deleted item)."""
     if clause is None:
         return "keep"
     if any(a <= item.start < b for a, b in clause.set_aside):
@@ -149,5 +152,5 @@ def _verdict(
     if item.slot in ("vitals", "labs") and not item.family:
         return "confirm"
     if item.slot in ("symptoms", "medications") and read.possessed(text, item.start):
-        return "keep"
+        return "own"
     return "drop"
