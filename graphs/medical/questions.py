@@ -41,34 +41,6 @@ _PERSONAL_KO = re.compile(
 )
 
 
-# A medicine or habit asked permission for is not one the person has: "술 마셔도 돼요?",
-# "타이레놀 같이 먹어도 되나요?", "Can he take ibuprofen?", "is it safe to drink alcohol".
-_PERMISSION_AFTER_KO = re.compile(
-    r"^\s*(?:을|를|은|는|이|가|도|랑|이랑|하고|와|과)?\s*(?:(?:좀|같이|함께|계속|매일|지금|또|더)\s*)*"
-    r"(?:먹어도|마셔도|피워도|복용해도|드셔도|드려도|먹여도|써도|맞아도|발라도|먹으면|마시면|"
-    r"먹어야|마셔야|드셔야|복용해야|먹여야|먹을\s?수|마실\s?수|드실\s?수|복용할\s?수)"
-)
-_PERMISSION_BEFORE_EN = re.compile(
-    r"\b(?:can|could|may|should|shall|(?:is|are)\s+(?:it|they)\s+(?:ok|okay|safe|fine|alright|"
-    r"bad)\s+(?:for\s+\w+\s+)?to|ok\s+to|okay\s+to|safe\s+to|allowed\s+to)\s+"
-    r"(?:(?:i|he|she|we|you|they|my\s+\w+|\w+)\s+)?(?:still\s+|also\s+)?"
-    r"(?:take|have|drink|use|give|start|try|eat|combine|mix|smoke)\s+"
-    r"(?:(?:a|an|the|some|any|more|his|her|my)\s+)?$",
-    re.I,
-)
-
-
-def asked_permission(text: str, item_text: str) -> bool:
-    """Whether the item (as written) is what the message asks permission for."""
-    at = text.find(item_text)
-    if at < 0:
-        return False
-    after, before = text[at + len(item_text) :], text[:at]
-    if re.match(r"[가-힣]", after):  # a form that ends inside its verb: "술 마" + "셔도"
-        after = item_text.rsplit(" ", 1)[-1] + after
-    return bool(_PERMISSION_AFTER_KO.match(after) or _PERMISSION_BEFORE_EN.search(before))
-
-
 def sentences(text: str) -> list[str]:
     return [s for s in (part.strip() for part in _BREAK.split(text)) if s]
 
@@ -94,12 +66,6 @@ def split(text: str) -> tuple[str, str]:
             sentence
         )
     return "\n".join(told), "\n".join(asked)
-
-
-def personal_part(text: str) -> str:
-    """The message without its sentences that only ask about a topic: what the profile may
-    learn from."""
-    return split(text)[0]
 
 
 def profile_slots(extractor: SlotExtractor, text: str) -> SlotExtraction:
