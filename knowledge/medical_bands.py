@@ -4,6 +4,7 @@ its source, validated on load."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -45,6 +46,8 @@ class BandedMeasure(Strict):
     key: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     readings: tuple[str, ...] = Field(min_length=1)
     when: Cue | None = None  # words the reading's own text must hold ("공복", "fasting")
+    # ...or the context it was read in (the lexicon's reading_contexts: "home", "fasting")
+    setting: str | None = None
     context: Bilingual
     source: Source
     bands: tuple[Band, ...] = Field(min_length=1)
@@ -57,12 +60,17 @@ class BandedMeasure(Strict):
                 raise ValueError(f"{self.key}: a band names readings it lacks: {sorted(unknown)}")
         return self
 
-    def said(self, text: str) -> bool:
-        """Whether a reading's words meet this measure's `when` cue (always, without one)."""
-        if self.when is None:
+    def said(self, text: str, contexts: Iterable[str] = ()) -> bool:
+        """Whether a reading was taken where or when this measure needs (its `setting`, or
+        its `when` words in the reading's text); always, for a measure that needs neither."""
+        if self.when is None and self.setting is None:
+            return True
+        if self.setting is not None and self.setting in contexts:
             return True
         lowered = text.lower()
-        return any(cue in lowered for cue in (*self.when.ko, *self.when.en))
+        return self.when is not None and any(
+            cue in lowered for cue in (*self.when.ko, *self.when.en)
+        )
 
 
 class MedicalBands(Strict):
@@ -77,11 +85,15 @@ class Placed:
     band: Band
 
 
-def place(bands: MedicalBands, values: dict[str, float], text: str) -> Placed | None:
+def place(
+    bands: MedicalBands, values: dict[str, float], text: str, contexts: Iterable[str] = ()
+) -> Placed | None:
     """The first band that applies to a reading's values (one reading, or a pair), over the
-    measures that name its readings and whose cue its words meet; None when none applies."""
+    measures that name its readings and whose setting it was read in (a home blood pressure
+    by the home thresholds); None when none applies."""
+    contexts = tuple(contexts)
     for measure in bands.measures:
-        if not set(values) <= set(measure.readings) or not measure.said(text):
+        if not set(values) <= set(measure.readings) or not measure.said(text, contexts):
             continue
         band = next((b for b in measure.bands if b.applies(values)), None)
         if band is not None:

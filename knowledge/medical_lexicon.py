@@ -253,6 +253,10 @@ class Relation(Strict):
     ko: str
     sex: Literal["male", "female"] | None = None
     subject: bool = True  # False for the family as a whole: never the person cared for
+    other: bool = False  # not family: a friend, a colleague; what is said of them is not kept
+    # The generic word for one person cared for: "son" and "daughter" are a "child" ("애",
+    # "아들" and "우리 애기" in one chat are one person, not two).
+    kind_of: str | None = None
     forms: Forms
 
 
@@ -264,6 +268,66 @@ class CueSet(Strict):
     right_after: tuple[str, ...] = ()  # anchored at the end of the word: "^..."
 
     @field_validator("before", "after", "right_after")
+    @classmethod
+    def _compiles(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_patterns(patterns)
+
+
+class ClauseCues(Strict):
+    """What a clause does (`graphs/medical/clauses.py`): only statements about the person are
+    stored. Korean endings are read from Kiwi morphemes as well (`ko_endings`)."""
+
+    breaks: tuple[str, ...] = ()  # further clause edges: "if", a Korean condition "…면 "
+    question: tuple[str, ...] = ()  # the clause asks
+    hypothetical: tuple[str, ...] = ()  # a condition, a plan or a permission asked for
+    rejected: tuple[str, ...] = ()  # the person sets a topic aside ("술 얘기 안 했는데요")
+    contrast_after: tuple[str, ...] = ()  # the words before it are set aside ("X 말고 Y")
+    contrast_before: tuple[str, ...] = ()  # the words after it are set aside ("not X but Y")
+    contrast_end: tuple[str, ...] = ()  # where a set-aside stretch after a cue ends ("but")
+    taking: tuple[str, ...] = ()  # an English predicate of having or taking (a contrast's Y)
+    possessive: tuple[str, ...] = ()  # "my/his X" inside a question: the person's own
+    # Kiwi morphemes (form/TAG) that end a Korean clause that asks, supposes or asks leave.
+    ko_question_endings: tuple[str, ...] = ()
+    ko_hypothetical_endings: tuple[str, ...] = ()
+
+    @field_validator(
+        "breaks",
+        "question",
+        "hypothetical",
+        "rejected",
+        "contrast_after",
+        "contrast_before",
+        "contrast_end",
+        "taking",
+        "possessive",
+    )
+    @classmethod
+    def _compiles(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_patterns(patterns)
+
+
+class Details(Strict):
+    """What is kept beside a symptom or condition: how long, when it comes, a pregnancy week."""
+
+    duration: tuple[str, ...] = ()
+    pattern: tuple[str, ...] = ()
+    pregnancy_week: tuple[str, ...] = ()  # group `w`: the week ("임신 32주", "32 weeks")
+
+    @field_validator("duration", "pattern", "pregnancy_week")
+    @classmethod
+    def _compiles(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_patterns(patterns)
+
+
+class ReadingContext(Strict):
+    """Where or when a reading was taken ("home", "clinic", "fasting", "after_meal")."""
+
+    name: str = Field(pattern=_CANONICAL)
+    ko: str
+    en: str
+    cues: tuple[str, ...] = Field(min_length=1)
+
+    @field_validator("cues")
     @classmethod
     def _compiles(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
         return _check_patterns(patterns)
@@ -301,6 +365,9 @@ class Cues(Strict):
     correction: tuple[str, ...] = ()  # a reading taken back: the next number replaces it
     worry: tuple[str, ...] = ()  # worry about one's health, answered with a brief word first
     medicine_follow_up: tuple[str, ...] = ()  # ...to a medicine it does not name
+    clauses: ClauseCues = ClauseCues()
+    details: Details = Details()
+    reading_contexts: tuple[ReadingContext, ...] = ()
 
     @field_validator(
         "history",

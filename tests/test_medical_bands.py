@@ -44,6 +44,30 @@ def test_a_reading_falls_in_its_band(values: dict, text: str, band: str) -> None
 
 
 @pytest.mark.parametrize(
+    ("values", "contexts", "band"),
+    [
+        # at home hypertension begins at 135/85 (NICE NG136), lower than in the clinic
+        ({"bp_sys": 138, "bp_dia": 80}, ("home",), "hypertension"),
+        ({"bp_sys": 130, "bp_dia": 86}, ("home",), "hypertension"),
+        ({"bp_sys": 152, "bp_dia": 90}, ("home",), "stage 2 hypertension"),
+        ({"bp_sys": 130, "bp_dia": 80}, ("home",), "normal"),
+        # near-misses: the same number in the clinic, or said nowhere
+        ({"bp_sys": 138, "bp_dia": 80}, ("clinic",), "prehypertension"),
+        ({"bp_sys": 138, "bp_dia": 80}, (), "prehypertension"),
+        # a glucose read as fasting from its context, not only from its own words
+        ({"glucose": 130}, ("fasting",), "diabetes"),
+    ],
+)
+def test_a_reading_is_placed_by_the_setting_it_was_taken_in(values, contexts, band) -> None:
+    placed = place(load_medical_bands(), values, "", contexts)
+    assert placed is not None and placed.band.name.en == band
+
+
+def test_a_glucose_after_a_meal_is_not_placed_as_fasting() -> None:
+    assert place(load_medical_bands(), {"glucose": 130}, "", ("after meal",)) is None
+
+
+@pytest.mark.parametrize(
     ("values", "text"),
     [
         ({"glucose": 180}, "혈당 180"),  # fasting or not is not said: no band

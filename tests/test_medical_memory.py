@@ -276,7 +276,9 @@ def test_a_reading_in_a_question_is_kept_to_be_confirmed(extractor) -> None:
         ("당뇨약 먹는데 술 마셔도 돼요?", ["antidiabetic"]),
         ("타이레놀 같이 먹어도 되나요? 저 와파린 먹고 있어요", ["warfarin"]),
         ("담배 피워도 되나요? 저 고혈압 있어요", ["hypertension"]),
-        ("can I drink alcohol with metformin?", ["metformin"]),
+        # a question tells nothing of the person but what it calls theirs ("my metformin")
+        ("can I drink alcohol with metformin?", []),
+        ("can I drink alcohol with my metformin?", ["metformin"]),
         # ...while what they say they take or do is kept
         ("이부프로펜 먹고 있어요", ["ibuprofen"]),
         ("저 술 마셔요", ["alcohol use"]),

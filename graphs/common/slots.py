@@ -13,7 +13,7 @@ import bisect
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from knowledge.medical_lexicon import (
@@ -47,14 +47,14 @@ _NUMBER = re.compile(r"(?<![\d.])\d{1,4}(?:\.\d{1,3})?(?!\d)")
 _PAIR = re.compile(r"(\d{2,3})\s*(?:/|에(?!서)|over|-)\s*(\d{2,3})(?!\d|\.\d)", re.I)  # "120/80."
 # A full stop ends a sentence, a decimal point does not; a Korean polite or plain sentence end
 # followed by a space ends one too ("있어요 혈압은…"), but not "둘 다 당뇨" or "필요 없어요".
-_SENTENCE_BREAK = re.compile(
+SENTENCE_BREAK = re.compile(
     r"[!?;\n]+|(?<!\d)\.|\.(?!\d)|(?<=[가-힣][요다죠])(?<!필요)(?<!중요)(?=\s)"
 )
 _VALUE_BREAK = re.compile(r"[!?;\n]|\.(?!\d)")
 # Clauses: Korean connective endings before a space (있고 , 없는데 , 있지만 , 아파서 — but
 # "…에서 " is a place), a comma after a predicate (not between listed nouns: "당뇨, 고혈압"),
 # and English conjunctions that start a new statement.
-_CLAUSE_BREAK = re.compile(
+CLAUSE_BREAK = re.compile(
     r"(?<=[가-힣])(?:고|데|지만|면서|며|(?<!에)서|니까|다가|거나)(?=\s)"
     r"|(?<=[요다고데음함임며서지])\s*,"
     r"|\b(?:but|however|although|though|whereas|except|while)\b"
@@ -90,6 +90,13 @@ class SlotItem:
     family: bool
     history: bool
     unsure: bool  # read with doubt ("한 150?", a guessed unit, "것 같아요"): to be confirmed
+    # where it stands in the (normalised) message: read against the clause it is in
+    start: int = field(default=0, compare=False)
+    end: int = field(default=0, compare=False)
+    context: tuple[str, ...] = ()  # of a reading: where or when taken ("home", "fasting")
+    details: tuple[str, ...] = ()  # of a symptom or condition: "2주째", "계단 오를 때"
+    asked: bool = False  # a reading said inside a question: kept to be confirmed
+    corrects: bool = False  # replaces a reading said wrong in an earlier message
 
 
 @dataclass(frozen=True)
@@ -324,7 +331,7 @@ def _ends(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str] | None
     return pattern.search(text[max(0, pos - _LOOK) : pos])
 
 
-def _normalise(text: str) -> str:
+def normalise(text: str) -> str:
     """NFKC (full-width digits, "℃" -> "°C", "㎏" -> "kg") and straight quotes."""
     text = unicodedata.normalize("NFKC", text)
     return text.translate({0x2019: "'", 0x2018: "'", 0x201C: '"', 0x201D: '"'})
@@ -334,12 +341,12 @@ def _clauses(text: str) -> list[_Clause]:
     """The message cut into sentences, and each sentence into clauses."""
     clauses: list[_Clause] = []
     sentence_start = 0
-    ends = [m.end() for m in _SENTENCE_BREAK.finditer(text)] + [len(text)]
+    ends = [m.end() for m in SENTENCE_BREAK.finditer(text)] + [len(text)]
     for number, sentence_end in enumerate(ends):
         if sentence_end <= sentence_start and sentence_end != len(text):
             continue
         cut = sentence_start
-        for match in _CLAUSE_BREAK.finditer(text, sentence_start, sentence_end):
+        for match in CLAUSE_BREAK.finditer(text, sentence_start, sentence_end):
             clauses.append(_Clause(cut, match.end(), number))
             cut = match.end()
         clauses.append(_Clause(cut, sentence_end, number))
@@ -414,6 +421,11 @@ class SlotExtractor:
         self._medicine_context = _any_of(cues.medicine_context)
         self._stopwords = {w.lower() for w in cues.unknown_medicine_stopwords}
         self._ages = self._age_patterns()
+        details = cues.details
+        self._duration = _any_of(details.duration)
+        self._pattern = _any_of(details.pattern)
+        self._pregnancy_week = [re.compile(p, re.I) for p in details.pregnancy_week]
+        self._contexts = [(c.name, _any_of(c.cues)) for c in cues.reading_contexts]
         self._sexes = self._sex_patterns()
         suffix = _words(cues.medicine_suffixes)
         self._unknown_word = re.compile(
@@ -535,7 +547,7 @@ class SlotExtractor:
 
     def extract(self, text: str) -> SlotExtraction:
         """Slot items in `text`, who they are about, impossible values and unknown medicines."""
-        text = _normalise(text)
+        text = normalise(text)
         clauses = _clauses(text)
         terms = self._find_terms(text)
         cue_hits = self._cues.find(text)
@@ -552,7 +564,7 @@ class SlotExtractor:
             mention.holder = clauses[bisect.bisect_right(starts, mention.start) - 1].holder
         self._mark(text, clauses, mentions)
         subject = self._subject(text, clauses, relations, mentions)
-        items = self._items(text, mentions, subject, relations)
+        items = self._items(text, clauses, mentions, subject, relations)
         return SlotExtraction(
             items=items,
             subject=subject.name if subject else "self",
@@ -563,17 +575,26 @@ class SlotExtractor:
     def topics(self, text: str) -> list[str]:
         """The topics a question asks about (exercise, diet...), in the order it names them:
         the focus of a question, never stored in a profile."""
-        found = self._topics.find(_normalise(text))
+        found = self._topics.find(normalise(text))
         return list(dict.fromkeys(str(hit.payload) for hit in found))
+
+    def corrects(self, text: str) -> bool:
+        """Whether a message says something said before was wrong ("잘못 말했어요", "sorry")."""
+        return bool(self._correction.search(normalise(text)))
+
+    def measures_named(self, text: str) -> set[str]:
+        """The measures a message names by their cues ("혈압", "blood sugar"), with or without
+        a number."""
+        return {hit.payload.measure.key for hit in self._cues.find(normalise(text))}
 
     def worries(self, text: str) -> bool:
         """Whether a message voices worry about one's health ("걱정돼요", "I'm freaking out")."""
-        return bool(self._worry.search(_normalise(text)))
+        return bool(self._worry.search(normalise(text)))
 
     def refers_back(self, text: str) -> Literal["medicine", "any"] | None:
         """Whether a question refers to something said before: to a medicine ("부작용은요?",
         "when do I take it?"), to anything ("그건 정상이에요?", "is it serious?"), or not."""
-        normal = _normalise(text)
+        normal = normalise(text)
         if self._medicine_follow_up.search(normal):
             return "medicine"
         return "any" if self._follow_up.search(normal) else None
@@ -860,7 +881,9 @@ class SlotExtractor:
             named = [h.payload for h in relations if clause.start <= h.start < clause.end]
             if named:
                 first: Relation = named[0]
-                clause.holder = first.name if first.subject else "family"
+                clause.holder = (
+                    first.name if first.subject else "other" if first.other else "family"
+                )
             elif self._self.search(text, clause.start, clause.end):
                 clause.holder = "self"
             elif last_relative and self._pronoun.search(text, clause.start, clause.end):
@@ -969,11 +992,14 @@ class SlotExtractor:
     def _items(
         self,
         text: str,
+        clauses: list[_Clause],
         mentions: list[_Mention],
         subject: Relation | None,
         relations: list[_Hit],
     ) -> tuple[SlotItem, ...]:
-        """Mentions as items: a relative's are family items; age and sex only the patient's."""
+        """Mentions as items: a relative's conditions are family history, the rest of what is
+        said of a relative or of someone outside the family (a friend) is not kept; age and
+        sex only the patient's. One person named two ways ("애", "아들") is one."""
         patient = subject.name if subject else "self"
         items: list[SlotItem] = []
         seen: set[tuple] = set()
@@ -998,6 +1024,11 @@ class SlotExtractor:
                 )
         for mention in mentions:
             holder = mention.holder or patient
+            if self.same_person(holder, patient):
+                holder = patient
+            if holder == "other" or (holder != patient and mention.slot != "conditions"):
+                if mention.slot != "demographics":
+                    continue
             if mention.slot == "demographics":
                 if holder != patient or (mention.needs_relation and subject is None):
                     continue
@@ -1025,9 +1056,48 @@ class SlotExtractor:
                     family=holder != patient,
                     history=mention.history,
                     unsure=mention.unsure,
+                    start=mention.start,
+                    end=mention.text_end,
+                    context=self._reading_context(text, clauses, mention),
+                    details=self._details(text, clauses, mention),
                 )
             )
         return tuple(items)
+
+    def same_person(self, one: str, other: str) -> bool:
+        """Whether two relation names stand for one person cared for: the same relation, or
+        a son or daughter and the word for a child ("애", "아이")."""
+        if one == other:
+            return True
+        kind = {r.name: r.kind_of for r in self.lexicon.relations}
+        return kind.get(one) == other or kind.get(other) == one
+
+    def _reading_context(
+        self, text: str, clauses: list[_Clause], mention: _Mention
+    ) -> tuple[str, ...]:
+        """Where or when a reading was taken, from its sentence ("집에서 재니까", "fasting")."""
+        if mention.slot not in ("vitals", "labs"):
+            return ()
+        start, end = _sentence_of(clauses, mention.start)
+        return tuple(name for name, cue in self._contexts if cue.search(text, start, end))
+
+    def _details(self, text: str, clauses: list[_Clause], mention: _Mention) -> tuple[str, ...]:
+        """How long, and when it comes, said in a symptom's or condition's sentence; the week
+        of a pregnancy."""
+        if mention.slot not in ("symptoms", "conditions") or mention.negated:
+            return ()
+        start, end = _sentence_of(clauses, mention.start)
+        found: list[str] = []
+        if mention.name == "pregnancy":
+            weeks = (p.search(text, start, end) for p in self._pregnancy_week)
+            week = next((w for w in weeks if w), None)
+            if week:
+                korean = _HANGUL_CHAR.search(week.group())
+                found.append(f"{week['w']}주" if korean else f"{week['w']} weeks")
+        if mention.slot == "symptoms":
+            for cue in (self._duration, self._pattern):
+                found += [m.group().strip() for m in cue.finditer(text, start, end)]
+        return tuple(dict.fromkeys(f for f in found if f))
 
     def _unknown_medicines(self, text: str, terms: list[_Hit], cues: list[_Hit]) -> tuple[str, ...]:
         """Words that look like a medicine being taken ("엑스자임정 먹어요", "Zorbex 20mg") but
@@ -1048,6 +1118,14 @@ class SlotExtractor:
                 continue
             found.append(word)
         return tuple(found)
+
+
+def _sentence_of(clauses: list[_Clause], position: int) -> tuple[int, int]:
+    """The span of the sentence that holds `position`."""
+    starts = [c.start for c in clauses]
+    number = clauses[max(0, bisect.bisect_right(starts, position) - 1)].sentence
+    inside = [c for c in clauses if c.sentence == number]
+    return inside[0].start, inside[-1].end
 
 
 def _rounded(value: float, decimals: int) -> float | int:

@@ -30,6 +30,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from graphs.common.slots import SlotExtraction, SlotItem
+from knowledge.medical_lexicon import load_medical_lexicon
 
 SLOTS = ("demographics", "conditions", "symptoms", "medications", "vitals", "labs")
 DECAY_PER_HOUR = {  # the seed's λ
@@ -131,15 +132,34 @@ def _find(items: list[dict[str, Any]], slot: str, name: str, family: bool) -> in
     return None
 
 
+def kind_of(name: str) -> str | None:
+    """The generic word of a relation ("son" -> "child"), None for most."""
+    return next((r.kind_of for r in load_medical_lexicon().relations if r.name == name), None)
+
+
+def same_person(one: str, other: str) -> bool:
+    """Whether two names of the person cared for are one person ("애" then "아들")."""
+    return one == other or kind_of(one) == other or kind_of(other) == one
+
+
 def someone_else(profile: dict[str, Any], extraction: SlotExtraction) -> bool:
     """Whether a message speaks of another person than the one this profile already holds
-    ("BP 150/95" of the parent, then "아기가 열이 38도예요"): its items would mix two people."""
+    ("BP 150/95" of the parent, then "아기가 열이 38도예요"): its items would mix two people.
+    One child named two ways ("애", then "아들") is one person."""
     held = profile.get("subject", "self")
     return (
         extraction.subject != "self"
-        and extraction.subject != held
+        and not same_person(extraction.subject, held)
         and any(not i.get("unsure") for i in profile.get("items", []))
     )
+
+
+def _subject_after(held: str, said: str) -> str:
+    """Whom the profile is about after a message: the more exact name of one person ("아들"
+    over "애"), or whoever the first message named."""
+    if said == "self" or (held != "self" and same_person(said, held) and kind_of(said) != held):
+        return held
+    return said
 
 
 def remember(
@@ -156,13 +176,17 @@ def remember(
     baseline: what a profile grows to without consolidation).
     """
     items = [dict(i) for i in profile.get("items", [])]
-    subject = profile.get("subject", "self")
-    if extraction.subject != "self":
-        subject = extraction.subject
+    subject = _subject_after(profile.get("subject", "self"), extraction.subject)
+    removed = list(profile.get("removed", []))
     changed: list[dict[str, Any]] = []
     when = _iso(at)
     for said in extraction.items:
         status = status_of(said)
+        key = item_key(said.slot, said.name, status)
+        if key in removed:
+            if said.asked:  # deleted in /profile: back only when the person says it again
+                continue
+            removed.remove(key)
         found = _find(items, said.slot, said.name, status == "family") if consolidate else None
         if found is None:
             item = {
@@ -183,6 +207,8 @@ def remember(
                 "asked_at": None,
                 "input_id": input_id,
                 "history": [],
+                "context": list(said.context),
+                "details": list(said.details),
             }
             items.append(item)
         else:
@@ -190,10 +216,10 @@ def remember(
             if item["value"] != said.value or item["status"] != status:
                 # A new value (BP 140/90, then 120/80) or a new standing ("끊었어요"): the latest
                 # wins, the earlier one is kept.
-                history = item["history"] + [
-                    {"value": item["value"], "text": item["text"], "at": item["last_said"]}
-                ]
-                item["history"] = history[-HISTORY_KEPT:]
+                earlier = {"value": item["value"], "text": item["text"], "at": item["last_said"]}
+                if said.corrects:  # said wrong: kept for staff, never shown as a value
+                    earlier["wrong"] = True
+                item["history"] = (item["history"] + [earlier])[-HISTORY_KEPT:]
             item.update(
                 value=said.value,
                 text=said.text,
@@ -205,12 +231,15 @@ def remember(
                 confirmed=None if said.unsure else item.get("confirmed"),
                 asked_at=None,
                 input_id=input_id,
+                context=list(said.context) if said.slot in ("vitals", "labs") else [],
+                details=list(dict.fromkeys([*said.details, *item.get("details", [])]))[:4],
             )
         changed.append(item)
     return {
         "subject": subject,
         "items": items,
         "raw": profile.get("raw", 0) + len(extraction.items),
+        "removed": removed,
     }, changed
 
 
@@ -293,9 +322,28 @@ def settle(profile: dict[str, Any], key: str, holds: bool | None, now: datetime)
 
 
 def remove(profile: dict[str, Any], key: str) -> tuple[dict[str, Any], bool]:
-    """The profile without one item (the person removed it in /profile); False if absent."""
+    """The profile without one item (the person removed it in /profile); False if absent.
+    Its key is remembered, so that a question naming it never brings it back."""
     items = [i for i in profile.get("items", []) if i["key"] != key]
-    return {**profile, "items": items}, len(items) != len(profile.get("items", []))
+    gone = len(items) != len(profile.get("items", []))
+    removed = list(profile.get("removed", []))
+    if gone and key not in removed:
+        removed.append(key)
+    return {**profile, "items": items, "removed": removed}, gone
+
+
+def withdraw(profile: dict[str, Any], keys: Iterable[str]) -> dict[str, Any]:
+    """Readings the person said were wrong, with no right value yet: kept for staff, not used
+    (to be confirmed) until given again; a pair goes with its first reading."""
+    wanted = set(keys)
+    wanted |= {
+        k.removesuffix(a) + b for k in list(wanted) for a, b in PAIRS.items() if k.endswith(a)
+    }
+    items = [
+        dict(i, unsure=True, confirmed=None) if i["key"] in wanted else i
+        for i in profile.get("items", [])
+    ]
+    return {**profile, "items": items}
 
 
 def display_value(item: dict[str, Any], profile: dict[str, Any] | None = None) -> str:

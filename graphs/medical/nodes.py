@@ -23,7 +23,7 @@ from graphs.common.context import Context
 from graphs.common.intents import read_intent
 from graphs.common.normalize import parse_yes_no
 from graphs.common.slots import SlotExtraction, SlotItem
-from graphs.medical import about, memory, questions
+from graphs.medical import about, corrections, memory, questions
 from graphs.medical import evidence as ev
 from graphs.medical.about import extractor
 from graphs.medical.evidence import tokenize
@@ -65,13 +65,14 @@ def _said_text(item: dict[str, Any], profile: dict[str, Any], lang: str) -> str:
         name = item["name_ko"] if lang == "ko" else EN_MEASURES.get(item["name"], item["name"])
         if item["name"] == "bp_sys" and lang == "ko":
             name = "혈압"
-        return f"{name} {memory.display_value(item, profile)}"
+        shown = f"{name} {memory.display_value(item, profile)}"
+        return _with_details(shown, _context_words(item, lang))
     if item["slot"] == "demographics":
         if item["name"] == "age":
             return f"{item['value']}세" if lang == "ko" else f"age {item['value']}"
         sex = {"male": ("남성", "male"), "female": ("여성", "female")}.get(str(item["value"]))
         return (sex[0] if lang == "ko" else sex[1]) if sex else str(item["value"])
-    label = _label(item, lang)
+    label = _with_details(_label(item, lang), item.get("details") or [])
     if item["status"] == "denied":
         return f"{label} 없음" if lang == "ko" else f"no {label}"
     if item["status"] == "past":
@@ -81,9 +82,33 @@ def _said_text(item: dict[str, Any], profile: dict[str, Any], lang: str) -> str:
     return label
 
 
+def _with_details(shown: str, details: list[str]) -> str:
+    """An item with what was said beside it: "기침 (2주째)", "혈압 150/95 (집에서)"."""
+    return f"{shown} ({', '.join(details)})" if details else shown
+
+
+def _context_words(item: dict[str, Any], lang: str) -> list[str]:
+    """Where or when a reading was taken, in the reply's language ("집에서", "fasting")."""
+    contexts = {c.name: c for c in extractor().lexicon.cues.reading_contexts}
+    return [
+        (contexts[n].ko if lang == "ko" else contexts[n].en)
+        for n in item.get("context") or []
+        if n in contexts
+    ]
+
+
 def _extraction(data: dict[str, Any]) -> SlotExtraction:
     return SlotExtraction(
-        items=tuple(SlotItem(**i) for i in data.get("items", [])),
+        items=tuple(
+            SlotItem(
+                **{
+                    **i,
+                    "context": tuple(i.get("context", ())),
+                    "details": tuple(i.get("details", ())),
+                }
+            )
+            for i in data.get("items", [])
+        ),
         subject=data.get("subject", "self"),
         rejected=tuple(tuple(r) for r in data.get("rejected", [])),  # type: ignore[misc]
         unknown_medicines=tuple(data.get("unknown_medicines", [])),
@@ -132,6 +157,10 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
             profile = memory.settle(profile, pending["key"], None, now)
         pending, deferred = None, None
     said = questions.profile_slots(extractor(), text)
+    said, withdrawn = corrections.correct(extractor(), profile, text, said)
+    if withdrawn:
+        profile = memory.withdraw(profile, withdrawn)
+        notes.append(kn.message("med_correction_withdrawn", lang))
     return {
         "profile": profile,
         "pending": pending,
@@ -684,7 +713,7 @@ def _bands(kn: Knowledge, state: MedicalState, lang: str) -> tuple[list[str], li
         if partner is not None:
             values[partner["name"]] = float(partner["value"])
             shown = f"{shown}/{memory.display_value(partner)}"
-        placed = place(load_medical_bands(), values, item["text"])
+        placed = place(load_medical_bands(), values, item["text"], item.get("context") or ())
         if placed is None:
             continue
         if lang == "ko":

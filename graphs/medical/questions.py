@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from graphs.common.slots import SlotExtraction, SlotExtractor
+from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem, normalise
+from graphs.medical import clauses
 
 # Sentences: ends of sentences in both languages (a decimal point is no end).
 _BREAK = re.compile(r"(?<=[?!？])\s*|(?<!\d)\.(?!\d)\s*|\n+|(?<=[가-힣][요다죠까])(?=\s)")
@@ -38,34 +39,6 @@ _PERSONAL_KO = re.compile(
     # a clause that tells before it asks: "토하는데 어떻게 해요?", "전단계라고 하던데 …?"
     r"는데|던데|인데|은데|했는데|라고|래요|대요)"
 )
-
-
-# A medicine or habit asked permission for is not one the person has: "술 마셔도 돼요?",
-# "타이레놀 같이 먹어도 되나요?", "Can he take ibuprofen?", "is it safe to drink alcohol".
-_PERMISSION_AFTER_KO = re.compile(
-    r"^\s*(?:을|를|은|는|이|가|도|랑|이랑|하고|와|과)?\s*(?:(?:좀|같이|함께|계속|매일|지금|또|더)\s*)*"
-    r"(?:먹어도|마셔도|피워도|복용해도|드셔도|드려도|먹여도|써도|맞아도|발라도|먹으면|마시면|"
-    r"먹어야|마셔야|드셔야|복용해야|먹여야|먹을\s?수|마실\s?수|드실\s?수|복용할\s?수)"
-)
-_PERMISSION_BEFORE_EN = re.compile(
-    r"\b(?:can|could|may|should|shall|(?:is|are)\s+(?:it|they)\s+(?:ok|okay|safe|fine|alright|"
-    r"bad)\s+(?:for\s+\w+\s+)?to|ok\s+to|okay\s+to|safe\s+to|allowed\s+to)\s+"
-    r"(?:(?:i|he|she|we|you|they|my\s+\w+|\w+)\s+)?(?:still\s+|also\s+)?"
-    r"(?:take|have|drink|use|give|start|try|eat|combine|mix|smoke)\s+"
-    r"(?:(?:a|an|the|some|any|more|his|her|my)\s+)?$",
-    re.I,
-)
-
-
-def asked_permission(text: str, item_text: str) -> bool:
-    """Whether the item (as written) is what the message asks permission for."""
-    at = text.find(item_text)
-    if at < 0:
-        return False
-    after, before = text[at + len(item_text) :], text[:at]
-    if re.match(r"[가-힣]", after):  # a form that ends inside its verb: "술 마" + "셔도"
-        after = item_text.rsplit(" ", 1)[-1] + after
-    return bool(_PERMISSION_AFTER_KO.match(after) or _PERMISSION_BEFORE_EN.search(before))
 
 
 def sentences(text: str) -> list[str]:
@@ -95,30 +68,55 @@ def split(text: str) -> tuple[str, str]:
     return "\n".join(told), "\n".join(asked)
 
 
-def personal_part(text: str) -> str:
-    """The message without its sentences that only ask about a topic: what the profile may
-    learn from."""
-    return split(text)[0]
-
-
 def profile_slots(extractor: SlotExtractor, text: str) -> SlotExtraction:
-    """What a message gives the profile. A sentence that only asks about a topic ("통풍이
-    뭔가요?", "What is gout?") gives nothing: the person did not say they have it, and neither
-    does a medicine or habit they ask permission for ("술 마셔도 돼요?"); a reading
-    in one ("A1c 7.1 괜찮은 건가요?") is probably theirs, and is asked about before it is used."""
-    empty = SlotExtraction((), "self", (), ())
-    if not text:
-        return empty
-    told, asked = split(text)
-    said = extractor.extract(told) if told else empty
-    kept = tuple(i for i in said.items if not asked_permission(told, i.text))
-    if len(kept) != len(said.items):
-        said = replace(said, items=kept)
-    if not asked:
+    """What a message gives the profile: the items of its statements about the person.
+
+    Each item is read against its clause (`graphs/medical/clauses.py`): a question, a
+    supposition or a leave asked for ("Do I need to go on a statin?", "술 마셔도 돼요?"), a
+    topic set aside and the set-aside side of a contrast give nothing, and the kept side only
+    when it tells of having or taking it. A reading inside a question ("A1c 7.1 괜찮은
+    건가요?") and what a question calls the person's own ("his back pain") are probably
+    theirs: kept, a reading to be confirmed before it is used."""
+    text = normalise(text or "")
+    if not text.strip():
+        return SlotExtraction((), "self", (), ())
+    said = extractor.extract(text)
+    read = clauses.reader()
+    found = read.read(text)
+    kept: list[SlotItem] = []
+    for item in said.items:
+        clause = clauses.clause_at(found, item.start)
+        verdict = _verdict(read, text, clause, item)
+        if verdict == "keep":
+            kept.append(item)
+        elif verdict == "own":
+            kept.append(replace(item, asked=True))
+        elif verdict == "confirm":
+            kept.append(replace(item, unsure=True, asked=True))
+    subject = said.subject if any(not i.family for i in kept) else "self"
+    if tuple(kept) == said.items and subject == said.subject:
         return said
-    readings = tuple(
-        replace(item, unsure=True)
-        for item in extractor.extract(asked).items
-        if item.slot in ("vitals", "labs") and not item.family
-    )
-    return replace(said, items=said.items + readings)
+    return replace(said, items=tuple(kept), subject=subject)
+
+
+def _verdict(
+    read: clauses.ClauseReader, text: str, clause: clauses.Clause | None, item: SlotItem
+) -> str:
+    """keep | own | confirm | drop: what the clause an item stands in lets the profile learn
+    (`own` and `confirm` are said in a question: never enough to bring back a deleted item)."""
+    if clause is None:
+        return "keep"
+    if any(a <= item.start < b for a, b in clause.set_aside):
+        return "drop"
+    kept_side = clause.kept_side
+    if kept_side and kept_side[0] <= item.start < kept_side[1] and not clause.tells:
+        return "drop"
+    if clause.kind == "statement":
+        return "keep"
+    if clause.kind != "question":
+        return "drop"
+    if item.slot in ("vitals", "labs") and not item.family:
+        return "confirm"
+    if item.slot in ("symptoms", "medications") and read.possessed(text, item.start):
+        return "own"
+    return "drop"

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from graphs.medical import memory
-from graphs.medical.nodes import _label, _relation_label, _said_text
+from graphs.medical.nodes import _label, _relation_label, _said_text, _with_details
 from knowledge.loader import Knowledge
 
 SLOT_TITLES = {
@@ -67,7 +67,7 @@ def item_label(item: dict[str, Any], profile: dict[str, Any], lang: str) -> str:
     """An item's name as /profile shows it ("혈압 150/95", "메트포르민")."""
     if item["slot"] in ("vitals", "labs", "demographics"):
         return _said_text(item, profile, lang)
-    return _label(item, lang)
+    return _with_details(_label(item, lang), item.get("details") or [])
 
 
 def removable(profile: dict[str, Any], lang: str) -> list[dict[str, str]]:

@@ -1,0 +1,191 @@
+"""What each clause of a message does, before anything it names is stored.
+
+A clause is a statement (about the person, or the one they care for), a question, a
+supposition or a leave asked for ("if I start a statin", "스타틴 먹으면", "먹어도 돼요?"), or a
+topic the person sets aside ("술 얘기 안 했는데요", "I never said anything about X"). Inside a
+statement, one side of a contrast may be set aside ("이부프로펜 말고 타이레놀", "not X but Y"):
+the kept side counts only when the clause tells of having or taking it ("타이레놀 먹어요", not
+the bare "타이레놀이요"). Korean endings are read from Kiwi's morphemes, so that "되나요",
+"될까여", "먹으면" count however they are spaced; the cue patterns are in the medical lexicon
+(`cues.clauses`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import Literal
+
+from graphs.common.slots import CLAUSE_BREAK, SENTENCE_BREAK
+from knowledge.korean import get_kiwi
+from knowledge.medical_lexicon import ClauseCues, load_medical_lexicon
+
+ClauseKind = Literal["statement", "question", "hypothetical", "rejected"]
+_ASKS = re.compile(r"[?？]\s*[ㅠㅜ~!.]*\s*$")
+# Kiwi writes an ending's lone consonant as a final jamo ("ᆫ가요"); the lexicon as people do.
+_JAMO = str.maketrans({"\u11ab": "ㄴ", "\u11af": "ㄹ", "\u11b7": "ㅁ", "\u11b8": "ㅂ"})
+_PREDICATE_TAGS = frozenset({"VV", "VA", "VX", "XSV", "XSA"})  # not VCP: "타이레놀이요"
+
+
+@dataclass(frozen=True)
+class Clause:
+    """One clause: where it stands, what it does, and what a contrast in it sets aside."""
+
+    start: int
+    end: int
+    kind: ClauseKind
+    sentence: int = 0
+    set_aside: tuple[tuple[int, int], ...] = ()  # stretches a contrast puts aside
+    kept_side: tuple[int, int] | None = None  # the contrast's other side
+    tells: bool = True  # the kept side says the person has or takes it
+
+
+@dataclass(frozen=True)
+class _Token:
+    start: int
+    end: int
+    morpheme: str  # "form/TAG"
+    tag: str
+
+
+def _any(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!x)x", re.I)
+
+
+class ClauseReader:
+    """Reads a message into clauses with what each does; build once, call per message."""
+
+    def __init__(self, cues: ClauseCues) -> None:
+        self._breaks = _any(cues.breaks)
+        self._question = _any(cues.question)
+        self._hypothetical = _any(cues.hypothetical)
+        self._rejected = _any(cues.rejected)
+        self._contrast_after = _any(cues.contrast_after)
+        self._contrast_before = _any(cues.contrast_before)
+        self._contrast_end = _any(cues.contrast_end)
+        self._taking = _any(cues.taking)
+        self._possessive = _any(cues.possessive)
+        self._ko_question = frozenset(cues.ko_question_endings)
+        self._ko_hypothetical = frozenset(cues.ko_hypothetical_endings)
+
+    def read(self, text: str) -> list[Clause]:
+        """The clauses of `text` (already normalised), in order."""
+        tokens = _tokens(text)
+        clauses = []
+        for sentence, start, end in _spans(text, self._breaks):
+            inside = [t for t in tokens if start <= t.start < end]
+            clauses.append(replace(self._clause(text, start, end, inside), sentence=sentence))
+        return self._contrasts(text, clauses, tokens)
+
+    def possessed(self, text: str, start: int) -> bool:
+        """Whether the words right before `start` make it the person's own ("his back pain")."""
+        return bool(self._possessive.search(text[max(0, start - 12) : start]))
+
+    def _clause(self, text: str, start: int, end: int, tokens: list[_Token]) -> Clause:
+        words = text[start:end]
+        if self._rejected.search(words):
+            return Clause(start, end, "rejected")
+        last = _last_ending(tokens)
+        if self._hypothetical.search(words) or (last and last.morpheme in self._ko_hypothetical):
+            return Clause(start, end, "hypothetical")
+        asks = _ASKS.search(words) or self._question.search(words)
+        if asks or any(t.morpheme in self._ko_question for t in tokens[-3:]):
+            return Clause(start, end, "question")
+        return Clause(start, end, "statement")
+
+    def _contrasts(self, text: str, clauses: list[Clause], tokens: list[_Token]) -> list[Clause]:
+        """Korean "X 말고 Y" sets aside what comes before the cue in its clause; English "not X
+        but Y", "Y, not X" what comes after it. The kept side runs to the sentence's end (Y
+        often stands in the next clause: "이부프로펜 말고 | 타이레놀 먹어요")."""
+        out = list(clauses)
+        for index, clause in enumerate(clauses):
+            words = text[clause.start : clause.end]
+            aside: list[tuple[int, int]] = []
+            for match in self._contrast_after.finditer(words):
+                aside.append((clause.start, clause.start + match.end()))
+            for match in self._contrast_before.finditer(words):
+                stop = self._contrast_end.search(words, match.end())
+                finish = stop.start() if stop and stop.start() > match.end() else len(words)
+                aside.append((clause.start + match.start(), clause.start + finish))
+            if not aside:
+                continue
+            sentence_end = max(c.end for c in clauses if c.sentence == clause.sentence)
+            kept = (clause.start, sentence_end)
+            tells = self._tells(text, kept, aside, tokens)
+            out[index] = replace(out[index], set_aside=tuple(aside))
+            for other, later in enumerate(out):
+                if later.sentence == clause.sentence and later.end > clause.start:
+                    out[other] = replace(later, kept_side=kept, tells=tells)
+        return out
+
+    def _tells(
+        self,
+        text: str,
+        kept: tuple[int, int],
+        aside: list[tuple[int, int]],
+        tokens: list[_Token],
+    ) -> bool:
+        """Whether the kept side of a contrast has a predicate of its own (a verb: 먹어요,
+        take, am on), not only a name with a copula ("타이레놀이요", "paracetamol")."""
+        start, end = kept
+        outside = [t for t in tokens if start <= t.start < end and not _within(t.start, aside)]
+        if any(t.tag in _PREDICATE_TAGS for t in outside):
+            return True
+        words = "".join(
+            ch if not _within(start + i, aside) else " " for i, ch in enumerate(text[start:end])
+        )
+        return bool(self._taking.search(words))
+
+
+def _within(position: int, stretches: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> bool:
+    return any(a <= position < b for a, b in stretches)
+
+
+def _spans(text: str, breaks: re.Pattern[str]) -> list[tuple[int, int, int]]:
+    """(sentence, start, end): sentences cut at the slot extractor's clause edges and at the
+    reader's own."""
+    spans: list[tuple[int, int, int]] = []
+    ends = [m.end() for m in SENTENCE_BREAK.finditer(text)] + [len(text)]
+    sentence_start = 0
+    for number, sentence_end in enumerate(ends):
+        if sentence_end <= sentence_start:
+            continue
+        cuts = {
+            m.end()
+            for pattern in (CLAUSE_BREAK, breaks)
+            for m in pattern.finditer(text, sentence_start, sentence_end)
+        }
+        edges = sorted({sentence_start, *cuts, sentence_end})
+        spans += [
+            (number, a, b) for a, b in zip(edges, edges[1:], strict=False) if text[a:b].strip()
+        ]
+        sentence_start = sentence_end
+    return spans or [(0, 0, len(text))]
+
+
+def _tokens(text: str) -> list[_Token]:
+    """Kiwi's morphemes of the Korean in `text`, with their positions (none without Hangul)."""
+    if not re.search(r"[가-힣]", text):
+        return []
+    return [
+        _Token(t.start, t.start + t.len, f"{t.form.translate(_JAMO)}/{t.tag}", t.tag)
+        for t in get_kiwi().tokenize(text)
+    ]
+
+
+def _last_ending(tokens: list[_Token]) -> _Token | None:
+    """The clause's last morpheme that is not punctuation."""
+    words = [t for t in tokens if not t.tag.startswith("S")]
+    return words[-1] if words else None
+
+
+def clause_at(clauses: list[Clause], position: int) -> Clause | None:
+    """The clause that holds `position`."""
+    return next((c for c in clauses if c.start <= position < c.end), None)
+
+
+@cache
+def reader() -> ClauseReader:
+    """The reader built from the packaged lexicon, once per process."""
+    return ClauseReader(load_medical_lexicon().cues.clauses)
