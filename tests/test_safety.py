@@ -319,6 +319,18 @@ FIRES: dict[str, list[str]] = {
         "건강검진에서 혈당이 310 이래요",
         "glucose was 340 this morning",
     ],
+    "PREGNANCY_HIGH_BP": [
+        "임신 30주인데 집에서 혈압 재보니까 150에 95예요",
+        "임산부인데 혈압이 145/92 나왔어요",
+        "I'm 32 weeks pregnant and my blood pressure is 150/100",
+        "pregnant, BP 142/91 at the pharmacy",
+    ],
+    "KIDNEY_WARNING": [
+        "소변이 확 줄었고 발목이 부었어요",
+        "며칠째 설사하는데 소변량이 줄었어요",
+        "I'm peeing a lot less and my ankles look a bit puffy",
+        "dark urine and I keep vomiting",
+    ],
 }
 
 # Every rule: near-misses that must not fire it.
@@ -577,6 +589,16 @@ NEAR_MISSES: dict[str, list[str]] = {
         "당뇨가 있는데 혈당이 320 나왔어요",
         "공복혈당이 180이에요",
         "I'm diabetic and my sugar was 310 after dinner",
+    ],
+    "PREGNANCY_HIGH_BP": [
+        "임신 30주인데 혈압 118/76이에요",
+        "혈압이 150/95 나왔어요 (임신 아님)",
+        "예전에 임신했을 때 혈압이 높았었어요",
+    ],
+    "KIDNEY_WARNING": [
+        "발목이 좀 부었어요",
+        "소변 검사 결과 나왔어요",
+        "my urine is clear and I drink plenty",
     ],
 }
 

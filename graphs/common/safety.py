@@ -31,16 +31,20 @@ _NOT_WORD = re.compile(r"[\W_]+")
 _ERASED = "|"  # what an idiom leaves behind: no pattern matches across it
 # Clause breaks: sentence punctuation (a full stop only before a space, so "죽.고.싶.어" stays
 # whole); a Korean sentence end (요/죠 before a space, as people write without full stops);
-# after a connective (는데, 지만: "예전엔 그랬는데 지금은"); before 지금/방금; before English
+# after a connective (는데, 지만: "예전엔 그랬는데 지금은") unless a number follows ("쟀는데
+# 320"); before 지금/방금; before English
 # "but"/"however".
 _CLAUSE_BREAK = re.compile(
     r"[.!?…~]+(?=\s|$)|[;,\n。！？]+"
     r"|(?<=[요죠])\s+"
-    r"|(?<=는데|인데|은데|던데|지만)"
+    r"|(?<=는데|인데|은데|던데|지만)(?!\s*\d)"
     r"|(?=지금|방금)"
     r"|\s+(?=(?:but|however|although|though)\b)"
 )
 _NUMBER = "(?<!\\d){}(?!\\d)"
+# Words that soften without changing what is said ("발목이 좀 부었어요"): left out of the
+# Korean reading, as whole words only.
+_FILLERS = frozenset({"좀", "약간", "살짝", "조금", "쫌", "조끔"})
 
 
 # The categories that need help now (an ambulance, the police, the crisis line); the other two
@@ -216,7 +220,7 @@ class SafetyCheck:
         clauses = []
         for part in _CLAUSE_BREAK.split(spaced):
             part = part.strip()
-            compact = _NOT_WORD.sub("", part)
+            compact = _NOT_WORD.sub("", " ".join(w for w in part.split() if w not in _FILLERS))
             if self._idioms_ko:
                 compact = self._idioms_ko.sub(_ERASED, compact)
             if compact:
@@ -276,8 +280,13 @@ class Recent:
         return [t for _, t in self.traces]
 
     def fresh(self, hits: list[SafetyHit]) -> list[SafetyHit]:
-        """The hits to raise: a rule completed over messages only once an episode."""
-        return [h for h in hits if not (h.building and h.code in self.raised)]
+        """The hits to raise: a rule completed over messages only once an episode, except the
+        suicide rules (each new word of a plan is answered again)."""
+        return [
+            h
+            for h in hits
+            if not (h.building and h.code in self.raised and h.category != "suicide")
+        ]
 
     def note(self, trace: Trace, hits: list[SafetyHit], carry: set[str], now: datetime) -> None:
         """Keep this message's trace when it holds a sign, the rules raised, a crisis begun."""
