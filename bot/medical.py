@@ -8,6 +8,8 @@ legal intake keeps its own sessions and threads, so a chat can have both at once
 from __future__ import annotations
 
 import logging
+import re
+from datetime import datetime, timedelta
 from typing import Any
 
 from bot.messages import MAX_INPUT_CHARS, Inbound, Reply, chat_tag
@@ -24,6 +26,7 @@ log = logging.getLogger("bot.engine")
 DOMAINS = ("legal", "medical")
 # What makes a first message clearly medical: it names a condition, symptom, medicine or reading.
 MEDICAL_SLOTS = ("conditions", "symptoms", "medications", "vitals", "labs")
+RECENT_TALK = timedelta(hours=2)  # a health conversation still going on
 
 
 class MedicalSteps:
@@ -124,6 +127,7 @@ class MedicalSteps:
                 reply.add(kn.message(key, lang))
             return
         message: dict[str, Any] = {"id": inbound.input_id, "kind": inbound.kind}
+        offer_legal = False
         if inbound.kind == "choice":
             message["data"] = inbound.data
         else:
@@ -134,13 +138,17 @@ class MedicalSteps:
             if len(text) > MAX_INPUT_CHARS:
                 text = text[:MAX_INPUT_CHARS]
                 reply.add(kn.message("too_long", lang, limit=MAX_INPUT_CHARS))
+            offer_legal = False
             if self._sounds_legal(text) and not self._names_health(text):
-                # A legal matter told outright goes to the legal intake as its description,
-                # as a chat's first words would; the health profile stays as it is.
-                await self._set_domain(inbound.chat_id, "legal", lang)
-                reply.add(kn.message("domain_switched_legal", lang))
-                await self._turn(inbound, reply)
-                return
+                if await self._talking_health(inbound):
+                    offer_legal = True  # mid-conversation: asked, never moved
+                else:
+                    # A legal matter told outright goes to the legal intake as its description,
+                    # as a chat's first words would; the health profile stays as it is.
+                    await self._set_domain(inbound.chat_id, "legal", lang)
+                    reply.add(kn.message("domain_switched_legal", lang))
+                    await self._turn(inbound, reply)
+                    return
             message["text"] = text
             written = detect_lang(text)
             if written and written != lang and len(text) > 3:  # answered as they write,
@@ -166,6 +174,9 @@ class MedicalSteps:
             durability=self.settings.intake_durability,
         )
         reply.messages += result.get("outbox") or []
+        if inbound.kind == "text" and offer_legal:
+            button = {"label": kn.message("btn_domain_legal", lang), "data": "domain:legal"}
+            reply.add(kn.message("legal_offer_from_medical", lang), [button])
         await self._write_profile(profile.id, result, context.now)
         self._keep_profile_terms(result.get("profile"), context.now)
 
@@ -180,8 +191,26 @@ class MedicalSteps:
 
     @staticmethod
     def _names_health(text: str) -> bool:
+        """The text names a condition, symptom, medicine or reading, or seeking care."""
         said = extractor().extract(text)
-        return any(i.slot in MEDICAL_SLOTS for i in said.items)
+        if any(i.slot in MEDICAL_SLOTS for i in said.items):
+            return True
+        return any(re.search(p, text, re.I) for p in extractor().lexicon.cues.care)
+
+    async def _talking_health(self, inbound: Inbound) -> bool:
+        """The chat spoke of health in the last two hours (a question asked or an item said):
+        a message that sounds legal then gets a button to move, never a silent switch."""
+        _, values = await self._medical_values(inbound.chat_id)
+        now = inbound.at
+        said = [q.get("at") for q in values.get("asked") or []]
+        said += [i.get("last_said") for i in (values.get("profile") or {}).get("items", [])]
+        for at in filter(None, said):
+            when = datetime.fromisoformat(at)
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=self.settings.zone)
+            if now - when <= RECENT_TALK:
+                return True
+        return False
 
     async def _profile_id(self, chat_id: int) -> str:
         profile = await medical_repo.profile_of(engine=self.records, chat_id=chat_id)

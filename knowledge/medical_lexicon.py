@@ -364,6 +364,7 @@ class Cues(Strict):
     follow_up: tuple[str, ...] = ()  # a question that refers back to the one before
     correction: tuple[str, ...] = ()  # a reading taken back: the next number replaces it
     worry: tuple[str, ...] = ()  # worry about one's health, answered with a brief word first
+    care: tuple[str, ...] = ()  # words of seeking care (응급실, doctor): a health message
     medicine_follow_up: tuple[str, ...] = ()  # ...to a medicine it does not name
     clauses: ClauseCues = ClauseCues()
     details: Details = Details()
