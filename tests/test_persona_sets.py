@@ -1,0 +1,51 @@
+"""The testers' persona sets played again through the engine: every message the tester marked
+as completing a red flag raises it (or it was raised earlier in the same episode), and no
+near-miss raises anything. Both sets stay here so they never fall back."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.engine import Engine, Inbound
+from tests.support import NOW
+
+SETS = Path(__file__).parent / "data" / "personas"
+CARDS = sorted(SETS.glob("medical_*/*.yaml"))
+
+
+def load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def test_the_sets_are_here() -> None:
+    assert len([p for p in CARDS if p.parent.name == "medical_set1"]) >= 20
+
+
+@pytest.mark.parametrize("path", CARDS, ids=[f"{p.parent.name}/{p.stem}" for p in CARDS])
+async def test_red_flags_fire_when_due_and_never_on_a_near_miss(engine: Engine, path: Path) -> None:
+    card = load(path)
+    chat = 90000 + CARDS.index(path)
+    await engine.use_domain(chat, "medical")
+    raised: set[str] = set()
+    for step, turn in enumerate(card["turns"]):
+        text = str(turn["say"])
+        at = NOW + timedelta(minutes=3 * step)
+        if text.startswith("/"):
+            inbound = Inbound(chat_id=chat, kind="command", command=text[1:], user_id=1, at=at)
+        elif text.startswith("--choice"):
+            continue  # a button of the reply as it was then; the reply may differ now
+        else:
+            inbound = Inbound(chat_id=chat, kind="text", text=text, user_id=1, at=at)
+        reply = await engine.handle(inbound)
+        codes = {hit.code for hit in reply.alerts}
+        where = f"{card['id']} n{turn.get('n')}: {text[:60]}"
+        if turn.get("flag_due"):  # raised now, or earlier (a rule is raised once an episode,
+            # and a sign can complete it a message before the tester expected)
+            assert codes or raised, f"red flag due, none raised: {where}"
+        if turn.get("near_miss"):
+            assert not codes, f"near-miss raised {sorted(codes)}: {where}"
+        raised |= codes
