@@ -39,6 +39,17 @@ class SafetyDesk:
         """The rules that fire on `text`, most urgent first."""
         return self.checker.check(text) if text and text.strip() else []
 
+    def urgency_again(self, text: str, recent: Recent, lang: str) -> str | None:
+        """A question of how soon ("can I wait?", "오바인가요?") after a medical red flag of
+        the last day: the level given then, said again (None otherwise)."""
+        if not text or not any("asks_urgency" in t for t, _ in self.checker.read(text).clauses):
+            return None
+        levels = ("medical", "medical_today", "medical_days")
+        categories = {r.code: r.category for r in self.checker.rules.rules}
+        raised = {categories.get(code) for code in recent.raised}
+        level = next((c for c in levels if c in raised), None)
+        return self.knowledge.message(f"urgency_again_{level}", lang) if level else None
+
     def assess(self, text: str, recent: Recent, at: datetime) -> list[SafetyHit]:
         """The rules that fire on `text` with the chat's last day (`recent`, updated with this
         message): what completes a rule over messages is raised once an episode."""

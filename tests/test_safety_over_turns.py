@@ -151,3 +151,20 @@ async def test_the_memory_keeps_term_names_never_words(engine: Engine) -> None:
     memory = json.loads(stored)
     assert "black_stool" in json.dumps(memory["traces"])
     assert "까맣" not in stored and "아스피린" not in stored
+
+
+async def test_can_i_wait_after_a_red_flag_gets_the_level_again(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("34주인데 태동이 줄었어요"))
+    asked = await engine.handle(said("남편 퇴근하면 저녁에 가도 될까요?", hours=0.5))
+    assert codes(asked) == []
+    assert asked.messages[0]["text"].startswith("내일까지 기다리지 마세요")
+    pushed = await engine.handle(said("응급실은 좀 오바 같은데요", hours=0.6))
+    assert pushed.messages[0]["text"].startswith("내일까지 기다리지 마세요")
+
+
+async def test_can_i_wait_with_no_red_flag_is_just_a_question(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("감기 기운이 있어요"))
+    asked = await engine.handle(said("내일 병원 가도 될까요?", hours=0.5))
+    assert "기다리지 마세요" not in texts(asked)
