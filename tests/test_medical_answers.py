@@ -216,12 +216,12 @@ async def test_tremor_without_a_sulfonylurea_or_insulin_is_not_read_as_a_hypo(
             "weight management",
             id="not-about-diet-ko",
         ),
-        pytest.param("숨이 차요", "그 얘기가 아닌데", None, id="not-that-ko"),
+        pytest.param("요즘 잠이 안 와요", "그 얘기가 아닌데", None, id="not-that-ko"),
         pytest.param(
             "I get breathless and cough a lot", "that's not what I asked", None, id="not-asked-en"
         ),
         pytest.param(
-            "I get breathless and cough a lot",
+            "I smoke and I am short of breath with a cough every morning",
             "I don't have COPD",
             "copd",
             id="i-do-not-have-it-en",

@@ -434,12 +434,13 @@ async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dic
         return {"intent": "greeting", "concepts": [], "k": 0, "threshold": 0.0}
     if not concepts and about.unclear_medicine(state, ctx.now):
         return {"intent": "clarify", "clarify": "medicine", "concepts": [], "k": 0}
-    if not concepts and not focus and about.bare_number(question):
-        return {"intent": "clarify", "clarify": "measure", "concepts": [], "k": 0}
-    intent = ev.complexity(question, concepts)
     tags = list(dict.fromkeys([*about.tags(concepts), *focus]))
     person = person_of(state, ctx.now)
     asked = asked_of(question, tags)
+    led = leads.led_entries(question, asked, person)  # "when should I call 119?" names no reading
+    if not concepts and not focus and not led and about.bare_number(question):
+        return {"intent": "clarify", "clarify": "measure", "concepts": [], "k": 0}
+    intent = ev.complexity(question, concepts)
     warned = interactions.touched(question, asked, person)
     return {
         "intent": intent,
@@ -449,7 +450,7 @@ async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dic
         "person": steering.person_state(person),
         "asked_about": sorted(asked),
         "warnings": [rule.id for rule in warned],
-        "led": steering.floors(leads.led_entries(question, asked, person)),
+        "led": steering.floors(led),
         "context_tags": about.context_tags(profile, ctx.now),
         "k": ev.K_BY_INTENT[intent],
         "threshold": ev.QUALITY_THRESHOLD[intent],
@@ -476,7 +477,9 @@ async def retrieve(state: MedicalState, runtime: Runtime[Context]) -> dict[str, 
     if kb is not None:
         collections = kb.medical_collections()
         if collections:
-            hits = kb.search(query, k=state.get("k") or 8, collections=collections)
+            # more than k: the entries that do not fit the person are dropped after the search
+            k = (state.get("k") or 8) + steering.UNFIT_MARGIN
+            hits = kb.search(query, k=k, collections=collections)
             found = ev.passages_from(
                 hits,
                 corpus(),

@@ -56,14 +56,13 @@ def retry(state: dict[str, Any], text: str, said: SlotExtraction) -> Retry | Non
     before, after = (text[: found.start()], text[found.end() :]) if found else (text, "")
     corpus = load_medical_corpus()
     rejected = denied or _named(before)
-    if not rejected:  # "그 얘기가 아닌데": the missed entries' own topic, not the question's
+    if rejected:  # what the message names as missed: every entry on it
+        excluded = [f"{PREFIX}{e.id}" for e in corpus.entries if rejected & set(e.concepts)]
+    else:  # "그 얘기가 아닌데": the entries on the missed ones' main topic, not the question's
         own = set(about.tags(asked[-1].get("concepts") or []))
-        rejected = {
-            concepts[0]
-            for pid in last
-            if (concepts := _concepts(corpus, pid)) and concepts[0] not in own
-        }
-    excluded = [*last, *(f"{PREFIX}{e.id}" for e in corpus.entries if rejected & set(e.concepts))]
+        main = {c[0] for pid in last if (c := _concepts(corpus, pid)) and c[0] not in own}
+        excluded = [f"{PREFIX}{e.id}" for e in corpus.entries if e.concepts[0] in main]
+    excluded = [*last, *excluded]
     kept = list(dict.fromkeys([*(state.get("excluded") or []), *excluded]))[-EXCLUDED_KEPT:]
     asks_instead = _named(after) - rejected
     return Retry(question=after.strip() if asks_instead else asked[-1]["q"], excluded=kept)

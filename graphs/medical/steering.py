@@ -10,6 +10,7 @@ from graphs.medical.fit import Person, fits
 from knowledge.medical_corpus import MedicalCorpus
 
 LEAD_RELEVANCE = 0.8  # an entry a description leads to ranks above one on the question's focus
+UNFIT_MARGIN = 4  # hits searched beyond k, so that dropping the unfit still leaves k to use
 
 
 def floors(led: list[str]) -> dict[str, float]:
