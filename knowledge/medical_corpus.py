@@ -20,6 +20,9 @@ Topic = Literal[
     "condition", "symptom", "medicine", "test", "lifestyle", "pregnancy_children", "emergency"
 ]
 TOPICS: tuple[Topic, ...] = get_args(Topic)
+# Whom an entry speaks to, by age: under 1, 1 to 17, 18 to 64, 65 and over.
+AgeGroup = Literal["infant", "child", "adult", "older"]
+AGE_GROUPS: tuple[AgeGroup, ...] = get_args(AgeGroup)
 HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 KEBAB_ID = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 CONCEPT = r"^[a-z0-9]+(?:[ -][a-z0-9]+)*$"  # "atrial fibrillation", "ldl", "sglt2-inhibitor"
@@ -97,6 +100,54 @@ class Source(Strict):
         return url
 
 
+class AppliesTo(Strict):
+    """Whom an entry is for; `graphs/medical/fit.py` reads it against what is known of the
+    person. Unknown fits, except an entry only for a population the person writing is not by
+    default (pregnancy, infants, children): that population must be said or asked about.
+    `everyone` in the YAML stands for the defaults."""
+
+    sex: Literal["any", "female", "male"] = "any"
+    ages: tuple[AgeGroup, ...] = AGE_GROUPS
+    pregnancy: bool | Literal["any"] = "any"  # true: only in pregnancy; false: never in it
+    conditions: tuple[str, ...] = ()  # for people with one of these: not for one denying all
+    medicines: tuple[str, ...] = ()  # likewise, for people taking one of these
+    asked: tuple[str, ...] = ()  # an event's entry: only when one of these is asked or held
+
+    @model_validator(mode="before")
+    @classmethod
+    def everyone(cls, value: Any) -> Any:
+        return {} if value == "everyone" else value
+
+    @field_validator("ages")
+    @classmethod
+    def known_groups_once(cls, ages: tuple[AgeGroup, ...]) -> tuple[AgeGroup, ...]:
+        if not ages or len(set(ages)) != len(ages):
+            raise ValueError("ages must name each group at most once, and at least one")
+        return tuple(g for g in AGE_GROUPS if g in ages)
+
+    @field_validator("conditions", "medicines", "asked")
+    @classmethod
+    def canonical(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        wrong = [n for n in names if not re.fullmatch(CONCEPT, n)]
+        if wrong:
+            raise ValueError(f"must be lowercase English concept names, not {wrong}")
+        return names
+
+    @model_validator(mode="after")
+    def coherent(self) -> AppliesTo:
+        if self.pregnancy is True and (self.sex == "male" or "older" in self.ages):
+            raise ValueError("a pregnancy entry cannot be for men or older adults")
+        return self
+
+    @property
+    def restricted(self) -> tuple[str, ...]:
+        """The populations this entry is only for, which must be said or asked about."""
+        out = ("pregnancy",) if self.pregnancy is True else ()
+        if not {"adult", "older"} & set(self.ages):
+            out += tuple(g for g in self.ages)
+        return out
+
+
 class MedicalEntry(Strict):
     """One general-information entry on a topic, in both languages."""
 
@@ -106,6 +157,7 @@ class MedicalEntry(Strict):
     text: Bilingual  # 3-8 sentences each; the Korean written for Korean readers, 해요체
     keywords: Terms  # what people type, lay words included (당뇨, blood sugar)
     concepts: list[str] = Field(min_length=1)  # canonical English names, lowercase
+    applies_to: AppliesTo  # whom it is for (`everyone` when anyone may be served it)
     source: Source
     red_flags: Terms | None = None  # signs that need urgent care, where the topic has them
 

@@ -203,6 +203,24 @@ def test_the_lexicons_topics_and_aliases_name_concepts_the_corpus_has(
     assert set(lexicon.concept_aliases.values()) <= tags
 
 
+def test_every_entry_says_whom_it_applies_to() -> None:
+    """Written out in the file for every entry (`everyone` at least), and the populations the
+    person writing is not by default (pregnancy, infants, children) are the entries on them."""
+    raw = CORPUS_PATH.read_text(encoding="utf-8")
+    entries = load_medical_corpus().entries
+    assert len(re.findall(r"\n  applies_to:", raw)) == len(entries)
+    restricted = {e.id for e in entries if e.applies_to.restricted}
+    pregnancy = {e.id for e in entries if e.applies_to.pregnancy is True}
+    assert {"pregnancy-medicines-ask-first", "gestational-diabetes"} <= pregnancy
+    assert all(by_id(i).applies_to.sex == "female" for i in pregnancy)
+    assert {"fever-infant-under-3-months", "child-febrile-seizure"} <= restricted
+    assert "adult" not in by_id("child-febrile-seizure").applies_to.ages
+    assert "child" not in by_id("lifestyle-weight-management").applies_to.ages
+    assert "seizure" in by_id("child-febrile-seizure").applies_to.asked
+    # Most entries are for anyone: the schema is not a filter on everything.
+    assert sum(1 for e in entries if e.applies_to == type(e.applies_to)()) >= 100
+
+
 def test_by_id_finds_an_entry_and_refuses_an_unknown_one() -> None:
     assert by_id("test-hba1c").topic == "test"
     with pytest.raises(KeyError):
@@ -218,6 +236,7 @@ SAMPLE = """\
     en: "First sentence. Second sentence. Ask your doctor."
   keywords: {ko: [예시], en: [sample]}
   concepts: [sample]
+  applies_to: everyone
   source: {name: NHS, url: "https://www.nhs.uk/"}
 """
 
@@ -272,6 +291,26 @@ def test_the_sample_entry_itself_is_valid(tmp_path: Path) -> None:
             SAMPLE.replace("  concepts: [sample]\n", "  concepts: [sample]\n  note: extra\n"),
             "entry 0 (sample-entry): note: Extra inputs are not permitted",
             id="unknown-key",
+        ),
+        pytest.param(
+            SAMPLE.replace("  applies_to: everyone\n", ""),
+            "entry 0 (sample-entry): applies_to: Field required",
+            id="no-applies-to",
+        ),
+        pytest.param(
+            SAMPLE.replace("applies_to: everyone", "applies_to: {ages: [teen]}"),
+            "entry 0 (sample-entry): applies_to.ages.0: Input should be 'infant'",
+            id="unknown-age-group",
+        ),
+        pytest.param(
+            SAMPLE.replace("applies_to: everyone", "applies_to: {sex: male, pregnancy: true}"),
+            "a pregnancy entry cannot be for men or older adults",
+            id="pregnant-men",
+        ),
+        pytest.param(
+            SAMPLE.replace("applies_to: everyone", "applies_to: {conditions: [COPD]}"),
+            "must be lowercase English concept names",
+            id="uncanonical-condition",
         ),
         pytest.param("entries: []\n", "the top level must be a list of entries", id="not-a-list"),
     ],

@@ -15,7 +15,7 @@ from typing import Any
 
 from knowledge.bm25 import tokenize as _tokenize
 from knowledge.index import Hit, query_complexity
-from knowledge.medical_corpus import MedicalCorpus
+from knowledge.medical_corpus import MedicalCorpus, MedicalEntry
 
 # classify_intent: retrieval depth and the quality an answer must reach, by complexity (seed).
 K_BY_INTENT = {"simple": 3, "moderate": 8, "complex": 15}
@@ -127,6 +127,23 @@ def relevance_of(
     return round(min(max(similarity, floor) + bonus, 1.0), 4)
 
 
+def passage_of(entry: MedicalEntry, lang: str, relevance: float, fused: float) -> Passage:
+    """A shipped corpus entry as a passage in the person's language."""
+    return Passage(
+        f"med:{entry.id}",
+        entry.title.get(lang),
+        entry.text.get(lang),
+        entry.source.name,
+        entry.source.url,
+        tuple(entry.concepts),
+        lang,
+        relevance,
+        fused,
+        "medical",
+        f"med:{entry.id}:{lang}",
+    )
+
+
 def passages_from(
     hits: list[Hit],
     corpus: MedicalCorpus,
@@ -153,21 +170,7 @@ def passages_from(
             except KeyError:
                 continue
             relevance = relevance_of(relevance, tuple(entry.concepts), asked, focus, context)
-            out.append(
-                Passage(
-                    pid,
-                    entry.title.get(lang),
-                    entry.text.get(lang),
-                    entry.source.name,
-                    entry.source.url,
-                    tuple(entry.concepts),
-                    lang,
-                    relevance,
-                    hit.score,
-                    hit.collection,
-                    f"med:{entry_id}:{lang}",
-                )
-            )
+            out.append(passage_of(entry, lang, relevance, hit.score))
         else:
             if hit.parent_id in seen:
                 continue

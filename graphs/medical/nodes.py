@@ -23,14 +23,25 @@ from graphs.common.context import Context
 from graphs.common.intents import read_intent
 from graphs.common.normalize import parse_yes_no
 from graphs.common.slots import SlotExtraction, SlotItem
-from graphs.medical import about, corrections, memory, questions
+from graphs.medical import (
+    about,
+    corrections,
+    interactions,
+    leads,
+    memory,
+    questions,
+    rejection,
+    steering,
+)
 from graphs.medical import evidence as ev
 from graphs.medical.about import extractor
 from graphs.medical.evidence import tokenize
+from graphs.medical.fit import asked_of, person_of
 from graphs.medical.state import MedicalState
 from knowledge.loader import Knowledge
 from knowledge.medical_bands import load_medical_bands, place
 from knowledge.medical_corpus import MedicalCorpus, load_medical_corpus
+from knowledge.medical_interactions import Interaction, load_interactions
 
 log = logging.getLogger(__name__)
 
@@ -161,11 +172,13 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
     if withdrawn:
         profile = memory.withdraw(profile, withdrawn)
         notes.append(kn.message("med_correction_withdrawn", lang))
+    retried = rejection.retry(state, question, said) if question else None
     return {
         "profile": profile,
         "pending": pending,
         "deferred": deferred,
-        "question": question,
+        "question": retried.question if retried else question,
+        "excluded": retried.excluded if retried else rejection.still_excluded(state, question),
         "notes": notes,
         "extraction": {
             "items": [asdict(i) for i in said.items],
@@ -190,6 +203,10 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
         "query": "",
         "outbox": [],
         "reconfirm": None,
+        "person": {},
+        "asked_about": [],
+        "warnings": [],
+        "led": {},
     }
 
 
@@ -395,6 +412,8 @@ async def check_similarity(state: MedicalState, runtime: Runtime[Context]) -> di
     for entry in state.get("cache") or []:
         if entry["lang"] != ctx.lang or sorted(entry.get("concepts") or []) != subject:
             continue
+        if set(entry.get("entries") or []) & set(state.get("excluded") or []):
+            continue  # the answer the person said missed is not given again
         sim = float(ev.cosine(vec.tolist(), _vector(entry["vec"]).tolist()))
         if sim >= CACHE_SIMILARITY and sim > best_sim:
             if _fingerprint(profile, entry["used_keys"], ctx.now) == entry["fp"]:
@@ -408,6 +427,7 @@ async def check_similarity(state: MedicalState, runtime: Runtime[Context]) -> di
         "sources": best["sources"],
         "used_keys": best["used_keys"],
         "answered": True,
+        "entries": best.get("entries") or [],
     }
     return {"qvec": packed, "answer": answer, "cached": True, "uncertainty": best["uncertainty"]}
 
@@ -452,14 +472,23 @@ async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dic
         return {"intent": "greeting", "concepts": [], "k": 0, "threshold": 0.0}
     if not concepts and about.unclear_medicine(state, ctx.now):
         return {"intent": "clarify", "clarify": "medicine", "concepts": [], "k": 0}
-    if not concepts and not focus and about.bare_number(question):
+    tags = list(dict.fromkeys([*about.tags(concepts), *focus]))
+    person = person_of(state, ctx.now)
+    asked = asked_of(question, tags)
+    led = leads.led_entries(question, asked, person)  # "when should I call 119?" names no reading
+    if not concepts and not focus and not led and about.bare_number(question):
         return {"intent": "clarify", "clarify": "measure", "concepts": [], "k": 0}
     intent = ev.complexity(question, concepts)
+    warned = interactions.touched(question, asked, person)
     return {
         "intent": intent,
         "concepts": concepts,
         "focus": focus,
-        "tags": list(dict.fromkeys([*about.tags(concepts), *focus])),
+        "tags": tags,
+        "person": steering.person_state(person),
+        "asked_about": sorted(asked),
+        "warnings": [rule.id for rule in warned],
+        "led": steering.floors(led),
         "context_tags": about.context_tags(profile, ctx.now),
         "k": ev.K_BY_INTENT[intent],
         "threshold": ev.QUALITY_THRESHOLD[intent],
@@ -486,7 +515,9 @@ async def retrieve(state: MedicalState, runtime: Runtime[Context]) -> dict[str, 
     if kb is not None:
         collections = kb.medical_collections()
         if collections:
-            hits = kb.search(query, k=state.get("k") or 8, collections=collections)
+            # more than k: the entries that do not fit the person are dropped after the search
+            k = (state.get("k") or 8) + steering.UNFIT_MARGIN
+            hits = kb.search(query, k=k, collections=collections)
             found = ev.passages_from(
                 hits,
                 corpus(),
@@ -495,6 +526,18 @@ async def retrieve(state: MedicalState, runtime: Runtime[Context]) -> dict[str, 
                 state.get("focus") or [],
                 state.get("context_tags") or [],
             )
+    found = steering.steer(
+        found,
+        corpus(),
+        ctx.lang,
+        floor=state.get("led") or {},
+        excluded=[
+            *(state.get("excluded") or []),
+            *steering.warned_entries([r.entry for r in _warned(state) if r.entry]),
+        ],
+        person=steering.person_from(state.get("person")),
+        asked=frozenset(state.get("asked_about") or ()),
+    )
     fresh = ev.new_only(taken, found)
     merged = sorted(taken + fresh, key=lambda p: (-p.relevance, -p.fused))
     return {
@@ -562,6 +605,8 @@ async def assemble_context(state: MedicalState, runtime: Runtime[Context]) -> di
             )
             for p in passages
         ]
+        led = state.get("led") or {}  # an entry led to keeps its place whatever its similarity
+        passages = [p.rescored(max(p.relevance, led[p.id])) if p.id in led else p for p in passages]
         passages.sort(key=lambda p: (-p.relevance, -p.fused))
     kept = []
     for passage in (p.as_state() for p in passages):
@@ -607,11 +652,17 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
     agreement = ev.consistency(passages, _passage_vectors(ctx, passages))
     doubt = ev.uncertainty(passages, agreement)
     banded, band_sources = _bands(kn, state, lang)
+    warned = _warned(state)
+    warning_lines = interactions.warning_lines(warned, lang)
     if not passages or passages[0].relevance < ev.RELEVANCE_FLOOR:
+        sources = [*interactions.warning_sources(warned), *band_sources]
+        lines = [*warning_lines, *banded, kn.message("med_no_answer", lang)]
+        if warned:
+            lines.append(kn.message("med_sources", lang, sources="; ".join(sources)))
         return {
             "answer": {
-                "lines": [*banded, kn.message("med_no_answer", lang)],
-                "sources": band_sources,
+                "lines": lines,
+                "sources": sources,
                 "used_keys": [],
                 "answered": False,
             },
@@ -646,12 +697,17 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
     lines = [*banded, " ".join(body), *personal]
     if state.get("focus"):  # say what the answer is on: "당뇨병이 있을 때 운동", not "운동"
         lines.insert(0, kn.message("med_answer_about", lang, title=top.title))
+    lines = [*warning_lines, *lines]  # an interaction the question touches comes first
     if doubt > ev.UNCERTAIN:
         lines.append(kn.message("med_uncertain", lang))
     lines.append(kn.message("med_not_diagnosis", lang))
     sources = list(
         dict.fromkeys(
-            [*(f"{p.source} ({p.url})" if p.url else p.source for p in used), *band_sources]
+            [
+                *interactions.warning_sources(warned),
+                *(f"{p.source} ({p.url})" if p.url else p.source for p in used),
+                *band_sources,
+            ]
         )
     )
     lines.append(kn.message("med_sources", lang, sources="; ".join(sources)))
@@ -662,10 +718,17 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
             "sources": sources,
             "used_keys": used_keys,
             "answered": True,
+            "entries": [p.id for p in used],
         },
         "uncertainty": doubt,
         "consistency": agreement,
     }
+
+
+def _warned(state: MedicalState) -> list[Interaction]:
+    """The interactions classify_intent found the question touches, in its order."""
+    rules = {rule.id: rule for rule in load_interactions().rules}
+    return [rules[i] for i in state.get("warnings") or [] if i in rules]
 
 
 def _addresses(sentence: str, names: set[str]) -> bool:
@@ -957,11 +1020,16 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
                     "lines": [line for line in lines],
                     "sources": answer.get("sources") or [],
                     "uncertainty": state.get("uncertainty", 0.0),
+                    "entries": answer.get("entries") or [],
                 }
             )
     if not outbox:
         outbox.append({"text": ctx.knowledge.message("med_thanks", ctx.lang), "choices": []})
+    last_entries = state.get("last_entries") or []
+    if answer.get("answered"):  # what a rejection in the next message would drop
+        last_entries = answer.get("entries") or []
     return {
+        "last_entries": last_entries,
         "outbox": outbox,
         "cache": cache[-CACHE_KEPT:],
         "asked": asked[-ASKED_KEPT:],

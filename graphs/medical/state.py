@@ -19,6 +19,8 @@ class MedicalState(TypedDict, total=False):
     deferred: str | None  # the question that waits for a reconfirmation's answer
     last_seen: str | None  # ISO time of the person's previous message
     last_input_id: str | None  # the input the thread consumed last (replay guard)
+    last_entries: list[str]  # the passage ids the last answer drew on (a rejection drops them)
+    excluded: list[str]  # passage ids rejected, kept out while the question stays the same
     # --- one run ---
     message: dict[str, Any]  # the input: {"id", "kind": text | choice, "text", "data"}
     question: str  # the text answered (the message, or the deferred question)
@@ -48,3 +50,7 @@ class MedicalState(TypedDict, total=False):
     stalled: bool  # the last retrieval found nothing new
     next_step: str | None  # quality_check's decision: retrieve | store_response
     context_profile: list[str]  # the profile lines within the context budget
+    person: dict[str, Any]  # whom the question is about: sex, age group, pregnancy, held tags
+    asked_about: list[str]  # what the question asks about: its tags, the populations it names
+    warnings: list[str]  # the ids of the interactions it touches (the answer leads with them)
+    led: dict[str, float]  # passage id → the relevance an entry led to keeps (leads, warnings)

@@ -1,0 +1,120 @@
+"""Interactions and contraindications a pharmacist would name (`medical/interactions.yaml`):
+each rule pairs two sides (a medicine class, a condition, a food or drink) with a plain
+warning in both languages and the public page it follows, validated on load."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from knowledge.loader import KnowledgeError, _UniqueKeyLoader
+from knowledge.medical_corpus import (
+    CONCEPT,
+    KEBAB_ID,
+    Bilingual,
+    Source,
+    Terms,
+    load_medical_corpus,
+)
+from knowledge.models import Strict
+
+INTERACTIONS_PATH = Path(__file__).resolve().parent / "medical" / "interactions.yaml"
+
+
+class Side(Strict):
+    """What one side of a rule is: corpus concept tags (a lexicon name, a medicine's class, a
+    condition: what `MedicalLexicon.concepts_of` gives) and words for what the lexicon does
+    not name (a food, a drink, a medicine it lacks)."""
+
+    concepts: tuple[str, ...] = ()
+    words: Terms | None = None
+
+    @field_validator("concepts")
+    @classmethod
+    def canonical(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        wrong = [n for n in names if not re.fullmatch(CONCEPT, n)]
+        if wrong:
+            raise ValueError(f"must be lowercase English concept names, not {wrong}")
+        return names
+
+    @model_validator(mode="after")
+    def says_something(self) -> Side:
+        if not self.concepts and self.words is None:
+            raise ValueError("a side needs concepts or words")
+        return self
+
+    def named(self, tags: set[str] | frozenset[str], text: str = "") -> bool:
+        """Whether these tags, or this (lower-cased) text, name this side."""
+        if tags & set(self.concepts):
+            return True
+        if not text or self.words is None:
+            return False
+        for word in (*self.words.ko, *self.words.en):
+            word = word.lower()
+            if word.isascii():
+                if re.search(rf"\b{re.escape(word)}", text):
+                    return True
+            elif word in text:
+                return True
+        return False
+
+
+class Interaction(Strict):
+    """One pair to warn about: `this` and `that` together, at the level a pharmacist would."""
+
+    id: str = Field(pattern=KEBAB_ID)
+    level: Literal["avoid", "caution"]  # avoid: do not combine unless a doctor says so
+    this: Side
+    that: Side
+    warning: Bilingual  # the plain first line of the answer
+    source: Source
+    # The corpus entry saying the same for questions that name both sides: left out of an
+    # answer that already leads with this warning, so that the rest is the rest.
+    entry: str | None = None
+
+
+class Interactions(Strict):
+    rules: tuple[Interaction, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def unique_ids(self) -> Interactions:
+        ids = [r.id for r in self.rules]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ValueError(f"duplicate ids {repeated}")
+        corpus = load_medical_corpus()
+        for rule in self.rules:
+            try:
+                rule.entry and corpus.by_id(rule.entry)
+            except KeyError:
+                raise ValueError(f"rule {rule.id}: no corpus entry {rule.entry!r}") from None
+        return self
+
+
+class InteractionsError(KnowledgeError):
+    """The interaction table is not YAML or does not match its schema."""
+
+
+def parse_interactions(text: str, *, name: str = "interactions.yaml") -> Interactions:
+    """Parse and validate the table; errors name the file, the rule and the problem."""
+    try:
+        raw = yaml.load(text, Loader=_UniqueKeyLoader)
+        return Interactions.model_validate({"rules": raw})
+    except yaml.YAMLError as exc:
+        raise InteractionsError(f"{name}: not valid YAML: {exc}") from exc
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()[:5]
+        )
+        raise InteractionsError(f"{name}: {problems}") from exc
+
+
+@cache
+def load_interactions() -> Interactions:
+    """The table shipped next to this module, loaded once per process."""
+    return parse_interactions(INTERACTIONS_PATH.read_text(encoding="utf-8"))
