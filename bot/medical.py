@@ -27,6 +27,7 @@ DOMAINS = ("legal", "medical")
 # What makes a first message clearly medical: it names a condition, symptom, medicine or reading.
 MEDICAL_SLOTS = ("conditions", "symptoms", "medications", "vitals", "labs")
 RECENT_TALK = timedelta(hours=2)  # a health conversation still going on
+CLEARLY_LEGAL = 0.75  # classifier confidence that moves a health conversation without asking
 
 
 class MedicalSteps:
@@ -71,15 +72,17 @@ class MedicalSteps:
             return "legal"
         return "medical" if not self._sounds_legal(inbound.text) else "legal"
 
-    def _sounds_legal(self, text: str) -> bool:
-        """A legal matter named outright (the case-type criteria's strong words)."""
+    def _sounds_legal(self, text: str, *, clearly: bool = False) -> bool:
+        """A legal matter named outright (the case-type criteria's strong words); `clearly`:
+        beyond doubt, as a health conversation needs before it is moved."""
         classifier = getattr(self.brain, "classifier", None)
         if classifier is None:
             return False
         try:
-            return bool(classifier.classify(text).confident)
+            found = classifier.classify(text)
         except Exception:  # noqa: BLE001 - a classifier problem only costs the routing hint
             return False
+        return bool(found.confident) and (not clearly or found.confidence >= CLEARLY_LEGAL)
 
     async def _domain_button(self, inbound: Inbound, reply: Reply) -> None:
         """A Legal / Medical button: the chat's messages go there from now on."""
@@ -140,8 +143,10 @@ class MedicalSteps:
                 reply.add(kn.message("too_long", lang, limit=MAX_INPUT_CHARS))
             offer_legal = False
             if self._sounds_legal(text) and not self._names_health(text):
-                if await self._talking_health(inbound):
-                    offer_legal = True  # mid-conversation: asked, never moved
+                if not self._sounds_legal(text, clearly=True) and await self._talking_health(
+                    inbound
+                ):
+                    offer_legal = True  # mid-conversation and not beyond doubt: asked
                 else:
                     # A legal matter told outright goes to the legal intake as its description,
                     # as a chat's first words would; the health profile stays as it is.

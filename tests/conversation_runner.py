@@ -186,6 +186,9 @@ class Person:
                     self.score.safety_missed.append(what or str(line)[:40])
             elif _safety_reply(reply):
                 self.score.safety_false.append(what or str(line)[:40])
+        if "cmd:resume" in _choices(reply):  # held after a suicide alert: the person goes on
+            reply = self.console.send({"choice": "cmd:resume"})
+            self.score.turns += 1
         return reply
 
     def play(self) -> None:

@@ -99,13 +99,17 @@ async def test_a_redelivered_danger_message_alerts_staff_once(engine: Engine) ->
     assert len({a.input_id for a in await alerts(engine)}) == 1
 
 
-async def test_suicidal_words_mid_intake_get_109_and_the_question_waits(engine: Engine) -> None:
+async def test_suicidal_words_mid_intake_get_109_and_the_intake_waits_for_the_person(engine: Engine) -> None:
     first = await engine.handle(text(LOAN_STORY))
     asked = first.field
     reply = await engine.handle(text("너무 힘들어서 죽고 싶어요"))
     assert "109" in reply.messages[0]["text"]
-    assert reply.field == asked and reply.state == "FACT_COLLECTION"
+    assert reply.field is None  # no intake question in the crisis reply
     assert "알아듣지 못했" not in joined(reply)  # never read as a wrong answer
+    held = await engine.handle(text("올해 6월"))
+    assert held.field is None and "109" in joined(held)  # stays with the person
+    back = await engine.handle(choice("cmd:resume"))
+    assert back.field == asked and back.state == "FACT_COLLECTION"  # where it was
     after = await engine.handle(text("올해 6월"))
     assert after.field != asked  # the intake goes on where it was
 
