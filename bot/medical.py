@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from bot import failpoints
 from bot.messages import MAX_INPUT_CHARS, Inbound, Reply, chat_tag
 from bot.turn import HANDLING
 from db import medical_repo, repo
@@ -153,7 +154,7 @@ class MedicalSteps:
         config = self._config(profile.id)
         before = (await self.medical_graph.aget_state(config)).values or {}
         if inbound.input_id and before.get("last_input_id") == inbound.input_id:
-            reply.add(kn.message("continued", lang))  # a redelivery: answered once already
+            await self._medical_replay(inbound, reply, profile.id, before)
             return
         if inbound.kind == "text" and not reply.alerts:
             await self._red_flag_over_turns(inbound, reply, before)
@@ -166,8 +167,20 @@ class MedicalSteps:
             context=context,
             durability=self.settings.intake_durability,
         )
+        failpoints.reach("after_graph")
         reply.messages += result.get("outbox") or []
         await self._write_profile(profile.id, result, context.now)
+        failpoints.reach("after_records")
+
+    async def _medical_replay(
+        self, inbound: Inbound, reply: Reply, profile_id: str, values: dict[str, Any]
+    ) -> None:
+        """The message the graph took last, delivered again (the process died before its reply
+        was sent): its replies, kept in the state, are sent again and the profile written from
+        the state; the graph is not run again, so the question is counted once."""
+        log.warning("chat=%s medical input answered again after a crash", chat_tag(inbound.chat_id))
+        reply.messages += values.get("outbox") or []
+        await self._write_profile(profile_id, values, inbound.at.astimezone(self.settings.zone))
 
     @staticmethod
     def _names_health(text: str) -> bool:
