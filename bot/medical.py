@@ -114,9 +114,27 @@ class MedicalSteps:
         snapshot = await self.medical_graph.aget_state(self._config(profile.id))
         return profile, snapshot.values or {}
 
+    async def _medical_open_question(self, chat_id: int, reply: Reply) -> None:
+        """Show what the medical assistant waits on: its yes / no question with its buttons
+        (kept in the state with the replies of the run that asked it), else a short prompt."""
+        _, values = await self._medical_values(chat_id)
+        asking = []
+        if values.get("pending"):
+            asking = [m for m in values.get("outbox") or [] if m.get("choices")]
+        reply.messages += asking or [
+            {"text": self.knowledge.message("med_prompt", reply.lang), "choices": []}
+        ]
+        reply.state = "MEDICAL"
+
     async def _medical_turn(self, inbound: Inbound, reply: Reply) -> None:
         """One message (or button) through the medical graph, and the profile written after it."""
         kn, lang = self.knowledge, reply.lang
+        if inbound.kind == "choice" and not inbound.data.startswith("m:"):
+            # A counted press of a button the legal intake offered answers the legal intake,
+            # which the chat follows from then on: a press goes to the domain that offered it.
+            await self._set_domain(inbound.chat_id, "legal", lang)
+            await self._turn(inbound, reply)
+            return
         reply.state = "MEDICAL"
         if inbound.kind in ("unsupported", "edited", "file", "start"):
             key = "edit_not_applied" if inbound.kind == "edited" else "not_text"
