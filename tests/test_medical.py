@@ -520,7 +520,9 @@ async def test_export_has_the_medical_keys(engine: Engine) -> None:
     assert str(CHAT) in sessions
 
 
-async def test_forget_leaves_no_row_cache_entry_or_checkpoint(engine: Engine, settings) -> None:
+async def test_forget_leaves_no_row_cache_entry_or_checkpoint(
+    engine: Engine, settings, knowledge
+) -> None:
     await engine.handle(command("start", "medical"))
     await engine.handle(said("당뇨가 있고 메트포르민 먹어요", input_id="u1"))
     await engine.handle(said("두통이 자주 있어요", input_id="u2"))
@@ -528,7 +530,7 @@ async def test_forget_leaves_no_row_cache_entry_or_checkpoint(engine: Engine, se
     await engine.handle(command("forget"))
     done = await engine.handle(pressed("cmd:forget"))
     assert "지웠어요" in texts(done)
-    tables = list(SQLModel.metadata.tables)
+    tables = [t for t in SQLModel.metadata.tables if t != "chatpreference"]
     with sqlite3.connect(records_path(settings.intake_data_dir)) as db:
         for table in tables:
             columns = [c[1] for c in db.execute(f"pragma table_info({table})")]
@@ -536,9 +538,21 @@ async def test_forget_leaves_no_row_cache_entry_or_checkpoint(engine: Engine, se
                 if column in columns:
                     rows = db.execute(f"select count(*) from {table}").fetchone()[0]
                     assert rows == 0, f"{table} still has {rows} rows"
+        # Only the chat's settings stay: its language and the assistant it talks to.
+        kept = db.execute("select * from chatpreference").fetchall()
+        assert kept == [(CHAT, "ko", "medical")]
     with sqlite3.connect(checkpoints_path(settings.intake_data_dir)) as db:
         names = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
         for name in names:
             columns = [c[1] for c in db.execute(f"pragma table_info({name})")]
             if "thread_id" in columns:
                 assert db.execute(f"select count(*) from {name}").fetchone()[0] == 0
+    # The chat is still in the medical assistant: its commands work, on an empty profile.
+    profile = await engine.handle(command("profile", hours=1))
+    assert profile.state == "MEDICAL"
+    assert texts(profile) == knowledge.message("med_profile_empty", "ko")
+    assert texts(await engine.handle(command("summary", hours=1))) == knowledge.message(
+        "med_summary_empty", "ko"
+    )
+    answer = await engine.handle(said("두통이 자주 있어요", hours=1.1))
+    assert answer.state == "MEDICAL" and "출처:" in texts(answer)
