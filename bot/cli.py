@@ -249,7 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     kb = sub.add_parser("kb", help="the knowledge index (Chroma + BM25)")
     kb_sub = kb.add_subparsers(dest="kb_cmd", required=True)
     kb_sub.add_parser(
-        "build", help="index K0-K4 and the lexicon (only what changed is re-embedded)"
+        "build",
+        help="index K0-K4, the lexicon and the medical corpus (only what changed is re-embedded)",
     )
     search = kb_sub.add_parser("search", help="hybrid search with fused and per-method scores")
     search.add_argument("query", nargs="+")

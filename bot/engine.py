@@ -313,9 +313,14 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         return None
 
     async def _refuse_press(self, inbound: Inbound, refusal: str, reply: Reply) -> None:
-        """A press that does not count: say why, and show where things stand."""
+        """A press that does not count: say why, and show where things stand in the chat's
+        current domain (a medical chat is never shown its open legal intake's question)."""
         reply.refused = True
         reply.add(self.knowledge.message(refusal, reply.lang))
+        handling = HANDLING.get()
+        if handling is not None and handling.view.domain == "medical":
+            await self._medical_open_question(inbound.chat_id, reply)
+            return
         session, values, where = await self._current(inbound.chat_id)
         if session is not None:
             self._prompt(values, *where, reply)

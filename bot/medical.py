@@ -12,6 +12,7 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+from bot import failpoints
 from bot.messages import MAX_INPUT_CHARS, Inbound, Reply, chat_tag
 from bot.turn import HANDLING
 from db import medical_repo, repo
@@ -120,9 +121,27 @@ class MedicalSteps:
         snapshot = await self.medical_graph.aget_state(self._config(profile.id))
         return profile, snapshot.values or {}
 
+    async def _medical_open_question(self, chat_id: int, reply: Reply) -> None:
+        """Show what the medical assistant waits on: its yes / no question with its buttons
+        (kept in the state with the replies of the run that asked it), else a short prompt."""
+        _, values = await self._medical_values(chat_id)
+        asking = []
+        if values.get("pending"):
+            asking = [m for m in values.get("outbox") or [] if m.get("choices")]
+        reply.messages += asking or [
+            {"text": self.knowledge.message("med_prompt", reply.lang), "choices": []}
+        ]
+        reply.state = "MEDICAL"
+
     async def _medical_turn(self, inbound: Inbound, reply: Reply) -> None:
         """One message (or button) through the medical graph, and the profile written after it."""
         kn, lang = self.knowledge, reply.lang
+        if inbound.kind == "choice" and not inbound.data.startswith("m:"):
+            # A counted press of a button the legal intake offered answers the legal intake,
+            # which the chat follows from then on: a press goes to the domain that offered it.
+            await self._set_domain(inbound.chat_id, "legal", lang)
+            await self._turn(inbound, reply)
+            return
         reply.state = "MEDICAL"
         if inbound.kind in ("unsupported", "edited", "file", "start"):
             key = "edit_not_applied" if inbound.kind == "edited" else "not_text"
@@ -167,7 +186,7 @@ class MedicalSteps:
         config = self._config(profile.id)
         before = (await self.medical_graph.aget_state(config)).values or {}
         if inbound.input_id and before.get("last_input_id") == inbound.input_id:
-            reply.add(kn.message("continued", lang))  # a redelivery: answered once already
+            await self._medical_replay(inbound, reply, profile.id, before)
             return
         if any(hit.now for hit in reply.alerts):  # what to do now came first: no answer
             message["urgent"] = True
@@ -178,12 +197,14 @@ class MedicalSteps:
             context=context,
             durability=self.settings.intake_durability,
         )
+        failpoints.reach("after_graph")
         reply.messages += result.get("outbox") or []
         if inbound.kind == "text" and offer_legal:
             button = {"label": kn.message("btn_domain_legal", lang), "data": "domain:legal"}
             reply.add(kn.message("legal_offer_from_medical", lang), [button])
         await self._write_profile(profile.id, result, context.now)
         self._keep_profile_terms(result.get("profile"), context.now)
+        failpoints.reach("after_records")
 
     def _keep_profile_terms(self, profile: dict[str, Any] | None, now: Any) -> None:
         """What the profile now stands for in the safety rules, kept with the chat's safety
@@ -193,6 +214,16 @@ class MedicalSteps:
             return
         terms = self.knowledge.safety.profile_terms
         handling.safety.set_standing(profile_terms(profile or memory.new_profile(), now, terms))
+
+    async def _medical_replay(
+        self, inbound: Inbound, reply: Reply, profile_id: str, values: dict[str, Any]
+    ) -> None:
+        """The message the graph took last, delivered again (the process died before its reply
+        was sent): its replies, kept in the state, are sent again and the profile written from
+        the state; the graph is not run again, so the question is counted once."""
+        log.warning("chat=%s medical input answered again after a crash", chat_tag(inbound.chat_id))
+        reply.messages += values.get("outbox") or []
+        await self._write_profile(profile_id, values, inbound.at.astimezone(self.settings.zone))
 
     @staticmethod
     def _names_health(text: str) -> bool:

@@ -393,8 +393,11 @@ async def alerts_for(*, engine: AsyncEngine, session_ids: Iterable[str]) -> dict
 
 async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
     """Delete everything recorded for a chat (sessions and their records, the medical profile,
-    its items and questions, inbox, alerts, preference, offer).
+    its items and questions, inbox, alerts, offer).
 
+    The chat's settings (ChatPreference: its language and the domain it talks to) stay, its
+    safety memory cleared: they hold nothing the person said, and without them a chat in the medical assistant would fall
+    back to the legal intake's commands ("/profile" unknown) and first-message routing.
     Returns the deleted session and profile ids: the caller deletes their checkpoint threads.
     """
     async with _writing(engine) as db:
@@ -417,8 +420,12 @@ async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
             ids += profiles  # a medical thread id too
         await db.exec(delete(InboxUpdate).where(col(InboxUpdate.chat_id) == chat_id))
         await db.exec(delete(SafetyAlert).where(col(SafetyAlert.chat_id) == chat_id))
-        await db.exec(delete(ChatPreference).where(col(ChatPreference.chat_id) == chat_id))
         await db.exec(delete(ChatOffer).where(col(ChatOffer.chat_id) == chat_id))
+        await db.exec(  # the safety memory (term names of the last day) goes with the rest
+            update(ChatPreference)
+            .where(col(ChatPreference.chat_id) == chat_id)
+            .values(safety_json=None)
+        )
         await db.commit()
     return ids
 

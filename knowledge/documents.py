@@ -132,7 +132,7 @@ def knowledge_documents(kn: Knowledge) -> dict[str, list[Document]]:
     return docs
 
 
-MEDICAL_COLLECTION = "medical"  # the shipped medical corpus, indexed on its first use
+MEDICAL_COLLECTION = "medical"  # the shipped medical corpus, indexed with K0-K4
 
 
 def medical_documents(corpus: Any) -> list[Document]:

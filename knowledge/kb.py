@@ -22,6 +22,7 @@ from chromadb.api.types import EmbeddingFunction
 from knowledge.documents import (
     K_COLLECTIONS,
     MEDICAL_COLLECTION,
+    Document,
     knowledge_documents,
     medical_documents,
 )
@@ -97,8 +98,9 @@ class KnowledgeBase:
         return [MEDICAL_COLLECTION, *extra]
 
     def ensure_medical(self) -> None:
-        """Index the shipped medical corpus if it is missing or changed (about 6 s, once per
-        data directory: the legal intake never pays for it)."""
+        """Make sure the shipped medical corpus is indexed, once per process. `kb build` and
+        start-up (`open_index`) index it with the rest, so this only checks; an index opened
+        without them (a data directory built by an older version) is brought up to date here."""
         if self._medical_ready or self.index is None:
             return
         with self._medical_lock:
@@ -107,7 +109,7 @@ class KnowledgeBase:
             docs = {MEDICAL_COLLECTION: medical_documents(load_medical_corpus())}
             try:
                 if self.index.stale(docs):
-                    log.info("knowledge index: indexing the medical corpus (first use)")
+                    log.info("knowledge index: indexing the medical corpus (not built at start-up)")
                     stats = self.index.sync(MEDICAL_COLLECTION, docs[MEDICAL_COLLECTION])
                     log.info("knowledge index %s: %s", MEDICAL_COLLECTION, stats)
             except KnowledgeIndexError as exc:
@@ -157,6 +159,17 @@ def open_index(
     return build_index(data_dir, knowledge, progress=progress, env=env)[0]
 
 
+PACKAGED_COLLECTIONS = (*K_COLLECTIONS, MEDICAL_COLLECTION)  # what `kb build` indexes
+
+
+def packaged_documents(knowledge: Knowledge) -> dict[str, list[Document]]:
+    """The documents of every packaged collection: K0-K4, the lexicon and the medical corpus."""
+    return {
+        **knowledge_documents(knowledge),
+        MEDICAL_COLLECTION: medical_documents(load_medical_corpus()),
+    }
+
+
 def build_index(
     data_dir: Path,
     knowledge: Knowledge,
@@ -165,13 +178,14 @@ def build_index(
     refresh_all: bool = False,
     env: Mapping[str, str] | None = None,
 ) -> tuple[KnowledgeIndex, dict[str, SyncStats]]:
-    """Bring the K collections up to date (only changed documents are embedded again).
+    """Bring the packaged collections up to date (only changed documents are embedded again):
+    K0-K4, the lexicon and the medical corpus, so that no first question waits for an index.
 
     A corrupt index (or one embedded by another model) is deleted and rebuilt, with a message
     saying so, and the corpora once ingested into it are loaded again from their sources.
     """
     path = data_dir / "index"
-    expected = knowledge_documents(knowledge)
+    expected = packaged_documents(knowledge)
     try:
         embedding = choose_embedding(env or {})
         index = KnowledgeIndex(path, embedding)
@@ -184,12 +198,12 @@ def build_index(
         log.warning("knowledge index unreadable (%s); rebuilding", type(exc).__name__)
         shutil.rmtree(path, ignore_errors=True)
         index = KnowledgeIndex(path, embedding)
-        stale = list(K_COLLECTIONS)
+        stale = list(PACKAGED_COLLECTIONS)
         rebuilt = True
     else:
         rebuilt = False
     report: dict[str, SyncStats] = {}
-    for name in K_COLLECTIONS if refresh_all else stale:
+    for name in PACKAGED_COLLECTIONS if refresh_all else stale:
         report[name] = index.sync(name, expected[name], progress=progress)
         log.info("knowledge index %s: %s", name, report[name])
     if rebuilt:

@@ -20,7 +20,7 @@ from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
 from knowledge.bm25 import BM25Index
-from knowledge.documents import K_COLLECTIONS, Document, knowledge_documents
+from knowledge.documents import Document, knowledge_documents
 from knowledge.embedding import USEEmbedding
 from knowledge.embedding_openai import ENV_MODEL, ENV_URL
 from knowledge.index import (
@@ -34,7 +34,7 @@ from knowledge.index import (
     chroma_settings,
     query_complexity,
 )
-from knowledge.kb import KnowledgeBase, build_index
+from knowledge.kb import PACKAGED_COLLECTIONS, KnowledgeBase, build_index, packaged_documents
 from knowledge.loader import Knowledge
 from knowledge.models import Text
 from tests.fakes.openai_api import FakeOpenAI
@@ -535,7 +535,7 @@ def test_an_up_to_date_index_is_not_embedded_again(
     index, report = build_index(kb_copy, knowledge)
     try:
         assert report == {}
-        assert index.stale(knowledge_documents(knowledge)) == []
+        assert index.stale(packaged_documents(knowledge)) == []
         assert ids(index.search("전세 보증금", k=1, collections=["k1_case_types"])) == [
             "k1:LEASE_DEPOSIT"
         ]
@@ -566,9 +566,9 @@ def test_a_missing_index_is_built(
 ) -> None:
     index, report = build_index(tmp_path / "data", knowledge, env=fake_env)
     try:
-        expected = knowledge_documents(knowledge)
-        assert set(report) == set(K_COLLECTIONS)
-        for name in K_COLLECTIONS:
+        expected = packaged_documents(knowledge)
+        assert set(report) == set(PACKAGED_COLLECTIONS)  # the medical corpus with the rest
+        for name in PACKAGED_COLLECTIONS:
             assert report[name] == SyncStats(added=len(expected[name])), name
         assert index.stale(expected) == []
     finally:
@@ -605,8 +605,10 @@ def assert_rebuilt(
         err = capsys.readouterr().err
         assert f"The knowledge index at {data / 'index'} could not be read" in err
         assert "rebuilding it" in err
-        expected = knowledge_documents(knowledge)
-        assert report == {name: SyncStats(added=len(expected[name])) for name in K_COLLECTIONS}
+        expected = packaged_documents(knowledge)
+        assert report == {
+            name: SyncStats(added=len(expected[name])) for name in PACKAGED_COLLECTIONS
+        }
         hits = index.search("전세 보증금 반환", k=3)
         assert len(hits) == 3
         assert all(set(h.ranks) == {"vector", "bm25"} for h in hits)

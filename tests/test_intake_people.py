@@ -99,7 +99,9 @@ async def test_a_redelivered_danger_message_alerts_staff_once(engine: Engine) ->
     assert len({a.input_id for a in await alerts(engine)}) == 1
 
 
-async def test_suicidal_words_mid_intake_get_109_and_the_intake_waits_for_the_person(engine: Engine) -> None:
+async def test_suicidal_words_mid_intake_get_109_and_the_intake_waits_for_the_person(
+    engine: Engine,
+) -> None:
     first = await engine.handle(text(LOAN_STORY))
     asked = first.field
     reply = await engine.handle(text("너무 힘들어서 죽고 싶어요"))

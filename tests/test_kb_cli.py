@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.documents import K_COLLECTIONS
+from knowledge.kb import PACKAGED_COLLECTIONS
 
 pytestmark = pytest.mark.slow
 
@@ -124,7 +125,7 @@ def test_build_prints_one_line_per_collection_with_counts(
 ) -> None:
     data_dir, proc = built
     rows = parse_lines(BUILD_LINE, proc.stdout)
-    assert list(rows) == sorted(K_COLLECTIONS)
+    assert list(rows) == sorted(PACKAGED_COLLECTIONS)  # the medical corpus among them
     for name, row in rows.items():
         count = int(row["count"] or 0)
         assert count > 0, name
@@ -136,6 +137,8 @@ def test_build_prints_one_line_per_collection_with_counts(
             "0",
         ), name
     assert (data_dir / "index" / "chroma").is_dir()
+    for name in PACKAGED_COLLECTIONS:  # each with its progress, the medical corpus too
+        assert f"embedding {name}" in proc.stderr, name
     assert "DEBUG" not in proc.stderr  # CLI logs at WARNING: no library debug chatter
     no_traceback(proc)
 
@@ -268,8 +271,8 @@ def test_second_build_embeds_nothing_and_keeps_the_corpus(
     proc = kb(data_dir, "build")
     assert proc.returncode == 0, proc.stderr
     rows = parse_lines(BUILD_LINE, proc.stdout)
-    assert {*K_COLLECTIONS, "corpus"} <= set(rows)
-    for name in K_COLLECTIONS:
+    assert {*PACKAGED_COLLECTIONS, "corpus"} <= set(rows)
+    for name in PACKAGED_COLLECTIONS:
         row = rows[name]
         assert row["count"] == before[name]["count"]
         assert (row["added"], row["updated"], row["removed"]) == ("0", "0", "0"), name

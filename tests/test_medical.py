@@ -11,6 +11,7 @@ from datetime import timedelta
 from sqlmodel import SQLModel
 
 from bot.engine import Engine, Inbound
+from db import medical_repo, repo
 from db.engine import checkpoints_path, records_path
 from knowledge.medical_corpus import load_medical_corpus
 from tests.support import NOW
@@ -425,6 +426,61 @@ async def test_new_switches_domains_and_both_are_kept(engine: Engine) -> None:
     assert "고혈압" in texts(await engine.handle(command("profile", hours=0.3)))
 
 
+async def open_legal_then_medical_waiting_on_a_button(engine: Engine, knowledge) -> int:
+    """A chat with a legal intake open at a question with buttons (a:evidence:...) that moved
+    to the medical assistant, which now waits on a yes / no of its own; returns the hours."""
+    await engine.handle(said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"))
+    legal = await engine.handle(said("올해 6월", hours=0.1))
+    assert "a:evidence:yes" in buttons(legal)
+    assert knowledge.k2.field("LOAN", "evidence").question.ko in texts(legal)
+    await engine.handle(command("start", "medical", hours=0.2))
+    await engine.handle(said("당뇨가 있고 메트포르민 먹고 있어요", hours=0.3))
+    weeks = 24 * 21
+    asked = await engine.handle(said("요즘 발이 저려요. 왜 그럴까요?", hours=weeks))
+    assert buttons(asked) == ["m:yes", "m:no"]
+    return weeks
+
+
+async def test_a_refused_press_in_a_medical_chat_shows_the_medical_question(
+    engine: Engine, knowledge
+) -> None:
+    """A stale legal button pressed in a medical chat: refused, and the question shown again is
+    the medical one with its buttons, never the open legal intake's; the medical button still
+    counts and goes to the medical assistant."""
+    weeks = await open_legal_then_medical_waiting_on_a_button(engine, knowledge)
+    refused = await engine.handle(pressed("a:evidence:yes", hours=weeks + 0.1))
+    assert refused.refused and refused.state == "MEDICAL"
+    assert buttons(refused) == ["m:yes", "m:no"]
+    assert "메트포르민" in texts(refused)
+    assert knowledge.k2.field("LOAN", "evidence").question.ko not in texts(refused)
+    answered = await engine.handle(pressed("m:no", hours=weeks + 0.2))
+    assert answered.state == "MEDICAL" and "지난 기록" in texts(answered)
+    assert "출처:" in texts(answered)  # the question that waited is answered now
+    nothing = await engine.handle(pressed("m:yes", hours=weeks + 0.3))  # asked and answered
+    assert nothing.refused and buttons(nothing) == []
+    assert knowledge.message("med_prompt", "ko") in texts(nothing)
+
+
+async def test_a_press_goes_to_the_domain_that_offered_it(engine: Engine, knowledge) -> None:
+    """A legal answer button that counts in a chat now in the medical domain (offered by the
+    legal intake, however it came to be the latest offer) answers the legal intake, which the
+    chat follows from then on; the medical graph never sees it."""
+    weeks = await open_legal_then_medical_waiting_on_a_button(engine, knowledge)
+    await repo.set_offer(
+        engine=engine.records, chat_id=CHAT, user_id=5, choices=["a:evidence:yes", "a:evidence:no"]
+    )
+    legal = await engine.handle(pressed("a:evidence:yes", hours=weeks + 0.1))
+    assert not legal.refused and legal.state == "FACT_COLLECTION"
+    assert legal.field == "evidence_type"
+    assert knowledge.k2.field("LOAN", "evidence_type").question.ko in texts(legal)
+    assert (await repo.chat_view(engine=engine.records, chat_id=CHAT)).domain == "legal"
+    row = await medical_repo.profile_of(engine=engine.records, chat_id=CHAT)
+    medical = await engine.medical_graph.aget_state({"configurable": {"thread_id": row.id}})
+    assert medical.values["pending"]["kind"] == "reconfirm"  # the medical graph never saw it
+    typed = await engine.handle(said("카톡 대화랑 차용증이 있어요", hours=weeks + 0.2))
+    assert typed.state != "MEDICAL"  # the next words go on with the legal intake
+
+
 async def test_export_has_the_medical_keys(engine: Engine) -> None:
     await engine.handle(command("start", "medical"))
     await engine.handle(said("저는 54세 여자고 당뇨가 있어요. 메트포르민 먹고 있어요"))
@@ -464,7 +520,9 @@ async def test_export_has_the_medical_keys(engine: Engine) -> None:
     assert str(CHAT) in sessions
 
 
-async def test_forget_leaves_no_row_cache_entry_or_checkpoint(engine: Engine, settings) -> None:
+async def test_forget_leaves_no_row_cache_entry_or_checkpoint(
+    engine: Engine, settings, knowledge
+) -> None:
     await engine.handle(command("start", "medical"))
     await engine.handle(said("당뇨가 있고 메트포르민 먹어요", input_id="u1"))
     await engine.handle(said("두통이 자주 있어요", input_id="u2"))
@@ -472,7 +530,7 @@ async def test_forget_leaves_no_row_cache_entry_or_checkpoint(engine: Engine, se
     await engine.handle(command("forget"))
     done = await engine.handle(pressed("cmd:forget"))
     assert "지웠어요" in texts(done)
-    tables = list(SQLModel.metadata.tables)
+    tables = [t for t in SQLModel.metadata.tables if t != "chatpreference"]
     with sqlite3.connect(records_path(settings.intake_data_dir)) as db:
         for table in tables:
             columns = [c[1] for c in db.execute(f"pragma table_info({table})")]
@@ -480,9 +538,21 @@ async def test_forget_leaves_no_row_cache_entry_or_checkpoint(engine: Engine, se
                 if column in columns:
                     rows = db.execute(f"select count(*) from {table}").fetchone()[0]
                     assert rows == 0, f"{table} still has {rows} rows"
+        # Only the chat's settings stay: its language and the assistant it talks to.
+        kept = db.execute("select * from chatpreference").fetchall()
+        assert kept == [(CHAT, "ko", "medical")]
     with sqlite3.connect(checkpoints_path(settings.intake_data_dir)) as db:
         names = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
         for name in names:
             columns = [c[1] for c in db.execute(f"pragma table_info({name})")]
             if "thread_id" in columns:
                 assert db.execute(f"select count(*) from {name}").fetchone()[0] == 0
+    # The chat is still in the medical assistant: its commands work, on an empty profile.
+    profile = await engine.handle(command("profile", hours=1))
+    assert profile.state == "MEDICAL"
+    assert texts(profile) == knowledge.message("med_profile_empty", "ko")
+    assert texts(await engine.handle(command("summary", hours=1))) == knowledge.message(
+        "med_summary_empty", "ko"
+    )
+    answer = await engine.handle(said("두통이 자주 있어요", hours=1.1))
+    assert answer.state == "MEDICAL" and "출처:" in texts(answer)

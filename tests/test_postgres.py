@@ -115,11 +115,17 @@ async def test_the_medical_assistant_on_postgres(pg_engine: Engine, postgres_url
         Inbound(chat_id=chat, kind="choice", data="cmd:forget", user_id=chat, at=NOW)
     )
     async with await psycopg.AsyncConnection.connect(postgres_url) as conn:
-        for table in ("medicalprofile", "safetyalert", "chatpreference"):
+        for table in ("medicalprofile", "safetyalert"):
             found = await (
                 await conn.execute(f"select count(*) from {table} where chat_id = %s", (chat,))
             ).fetchone()
             assert found[0] == 0, table
+        kept = await (
+            await conn.execute(
+                "select lang, domain from chatpreference where chat_id = %s", (chat,)
+            )
+        ).fetchall()
+        assert kept == [("ko", "medical")]  # only the chat's settings stay
         left = await (await conn.execute("select count(*) from profileitem")).fetchone()
         assert left[0] == 0
 

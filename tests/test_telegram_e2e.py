@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 
 from bot.config import Settings
 from bot.telegram_app import run_bot, split_text
+from knowledge.kb import KnowledgeBase
 from tests.fakes.bot_api import FakeBotApi
 from tests.support import SHARED_DATA
 
@@ -41,6 +43,15 @@ def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+
+
+@pytest.fixture(autouse=True)
+def built_index(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """Each bot here starts on a copy of the session's index, as a deployment that ran
+    `intake-bot kb build` does: start-up only checks it. (Start-up builds every packaged
+    collection, the medical corpus too, which takes a minute on a busy machine; building is
+    tested in test_index.py and test_kb_cli.py.)"""
+    shutil.copytree(kb.index.path, tmp_path / "data" / "index")
 
 
 @pytest.fixture
@@ -389,6 +400,52 @@ async def test_sigkill_on_the_final_press_then_restart_sends_the_summary(
         assert conn.execute("select status from chatsession").fetchall() == [("completed",)]
         failed = conn.execute("select count(*) from inboxupdate where failure is not null")
         assert failed.fetchone() == (0,)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("point", ["after_graph", "after_records"])
+async def test_sigkill_in_a_medical_turn_then_restart_sends_the_lost_answer_once(
+    fake: FakeBotApi, tmp_path: Path, knowledge, point: str
+) -> None:
+    """The process dies after the medical graph took a question (before its profile was
+    written, or after it and before the reply). The restart finishes the redelivered update
+    with the answer the crash kept from being sent, not a bare "let's pick up where we left
+    off", and the question is counted once."""
+
+    def launch(**extra: str) -> subprocess.Popen:
+        return launch_bot_process(fake, tmp_path / "data", **extra)
+
+    question = "당뇨가 있고 메트포르민 먹어요. 운동은 어떤 게 좋아요?"
+    proc = launch(INTAKE_FAILPOINT=f"{point}:1")  # the first medical run is the question
+    try:
+        fake.push_command(CHAT, "start", "medical")
+        await wait_text(fake, CHAT, knowledge.message("med_greeting", "ko"), timeout=60)
+        seen = len(fake.messages(CHAT))
+        fake.push_text(CHAT, question)
+        assert await asyncio.to_thread(proc.wait, 60) == -signal.SIGKILL
+        assert texts(fake, CHAT)[seen:] == []  # the answer was lost with the process
+
+        proc = launch()
+        answer = await wait_text(fake, CHAT, "출처:", after=seen, timeout=60)
+        assert "당뇨" in answer["text"]
+        after = texts(fake, CHAT)[seen:]
+        assert "기록해 둘게요: 당뇨병, 메트포르민" in after
+        assert knowledge.message("continued", "ko") not in after
+        assert knowledge.message("error", "ko") not in after
+        seen = len(fake.messages(CHAT))
+        fake.push_command(CHAT, "status")
+        await wait_text(
+            fake, CHAT, knowledge.message("med_status", "ko", count=2, questions=1), after=seen
+        )
+    finally:
+        await stop_bot_process(proc)
+    with sqlite3.connect(tmp_path / "data" / "records.db") as conn:
+        asked = conn.execute("select question from medicalquestion").fetchall()
+        items = conn.execute("select name from profileitem order by name").fetchall()
+        pending = conn.execute("select count(*) from inboxupdate where processed_at is null")
+        assert pending.fetchone() == (0,)
+    assert asked == [(question,)]  # counted once
+    assert items == [("diabetes",), ("metformin",)]  # the profile written after the restart
 
 
 # --- hardening (issue #6): no update stops the bot, buttons, groups -------------------------
