@@ -177,6 +177,7 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
             reply.add(self.safety.reply(reply.alerts, reply.lang))
         elif again := self.safety.urgency_again(self._said(inbound), recent, reply.lang):
             reply.add(again)  # "can I wait?" after a red flag: the level, first
+            reply.level_again = True
         if recent.crisis is not None and inbound.kind in ("text", "file"):
             self._stay_with(reply, view)  # no intake question until the person chooses
             if reply.alerts:

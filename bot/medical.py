@@ -198,7 +198,12 @@ class MedicalSteps:
             durability=self.settings.intake_durability,
         )
         failpoints.reach("after_graph")
-        reply.messages += result.get("outbox") or []
+        outbox = result.get("outbox") or []
+        if reply.level_again:  # the level was the answer: no "could not find" after it
+            nothing = kn.message("med_no_answer", lang)
+            outbox = [{**m, "text": m["text"].replace(nothing, "").strip()} for m in outbox]
+            outbox = [m for m in outbox if m["text"] or m.get("choices")]
+        reply.messages += outbox
         if inbound.kind == "text" and offer_legal:
             button = {"label": kn.message("btn_domain_legal", lang), "data": "domain:legal"}
             reply.add(kn.message("legal_offer_from_medical", lang), [button])

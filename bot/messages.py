@@ -82,6 +82,7 @@ class Reply:
     refused: bool = False  # a button press that did not count
     alerts: list[Any] = dc_field(default_factory=list)  # safety rules that fired on the input
     notices: list[Notice] = dc_field(default_factory=list)  # messages for staff (ADMIN_IDS)
+    level_again: bool = False  # "can I wait?" was answered with the level of a red flag
 
     def add(self, text: str, choices: list[dict[str, str]] | None = None) -> None:
         """Append a message."""

@@ -168,3 +168,15 @@ async def test_can_i_wait_with_no_red_flag_is_just_a_question(engine: Engine) ->
     await engine.handle(said("감기 기운이 있어요"))
     asked = await engine.handle(said("내일 병원 가도 될까요?", hours=0.5))
     assert "기다리지 마세요" not in texts(asked)
+
+
+async def test_forget_clears_the_safety_memory(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("아스피린 먹고 있는데 어제부터 변이 까맣게 나와요"))
+    await engine.handle(command("forget", hours=0.1))
+    await engine.handle(pressed("cmd:forget", hours=0.2))
+    with sqlite3.connect(records_path(engine.settings.intake_data_dir)) as db:
+        row = db.execute("SELECT safety_json FROM chatpreference WHERE chat_id = ?", (CHAT,))
+        assert row.fetchone() in (None, (None,))
+    later = await engine.handle(said("어지러워요", hours=0.3))
+    assert codes(later) == []  # nothing of before is carried

@@ -25,6 +25,7 @@ from graphs.common.normalize import parse_yes_no
 from graphs.common.slots import SlotExtraction, SlotItem
 from graphs.medical import (
     about,
+    clauses,
     corrections,
     interactions,
     leads,
@@ -656,7 +657,12 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
     warning_lines = interactions.warning_lines(warned, lang)
     if not passages or passages[0].relevance < ev.RELEVANCE_FLOOR:
         sources = [*interactions.warning_sources(warned), *band_sources]
-        lines = [*warning_lines, *banded, kn.message("med_no_answer", lang)]
+        # Nothing found for a message that asks nothing ("우리 애기 두달됐어요") is no
+        # failure to answer: what was noted (or an invitation to ask) is the reply.
+        nothing = kn.message("med_no_answer", lang) if _asks(question) else None
+        if nothing is None and not (state.get("notes") or warning_lines or banded):
+            nothing = kn.message("med_noted_ask", lang)
+        lines = [*warning_lines, *banded, *([nothing] if nothing else [])]
         if warned:
             lines.append(kn.message("med_sources", lang, sources="; ".join(sources)))
         return {
@@ -729,6 +735,14 @@ def _warned(state: MedicalState) -> list[Interaction]:
     """The interactions classify_intent found the question touches, in its order."""
     rules = {rule.id: rule for rule in load_interactions().rules}
     return [rules[i] for i in state.get("warnings") or [] if i in rules]
+
+
+def _asks(text: str) -> bool:
+    """The message asks something: a question mark, or a clause read as a question or a
+    request (graphs/medical/clauses.py)."""
+    if "?" in text or "？" in text:
+        return True
+    return any(c.kind in ("question", "hypothetical") for c in clauses.reader().read(text))
 
 
 def _addresses(sentence: str, names: set[str]) -> bool:
