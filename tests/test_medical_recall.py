@@ -7,13 +7,14 @@ through `profile_slots` never give the kinds of item the testers found wrong."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
 
 from graphs.common.slots import SlotExtraction, SlotExtractor
-from graphs.medical import questions
+from graphs.medical import corrections, memory, questions
 
 SET1 = Path(__file__).parent / "data" / "personas" / "medical_set1"
 
@@ -356,3 +357,43 @@ def test_the_set1_messages_give_what_was_missed(
     assert found, (card, number, said.items)
     if value is not None:
         assert abs(float(found[-1].value) - value) <= 0.02, (card, number, found)
+
+
+DRINKING = [
+    ("술 안마실수가 없어요 ㅋㅋ", True),
+    ("소주 두병 마셨어요", True),
+    ("last night i had 4 beers", True),
+    ("술은 안 마셔요", False),
+]
+
+
+@pytest.mark.parametrize(("text", "drinks"), DRINKING)
+def test_alcohol_drunk_or_not(extractor: SlotExtractor, text: str, drinks: bool) -> None:
+    said = read(extractor, text)
+    found = [i for i in said.items if i.name == "alcohol use"]
+    assert found and found[0].negated is not drinks, (text, said.items)
+
+
+def test_one_who_takes_a_medicine_keeps_it(extractor: SlotExtractor) -> None:
+    assert current(read(extractor, "메트포르민 먹는사람인데요 운동해도 되나요"), "metformin")
+
+
+LATER_CORRECTIONS = [
+    ("다시보니까 1키로가 아니라 2키로 늘었어요 62에서 64요", 64.0),
+    ("아 잘못봤어요 신생아 아니고 4살이라니까요", None),
+    ("다시 재보니 60.5네요", 60.5),
+]
+
+
+@pytest.mark.parametrize(("text", "weight"), LATER_CORRECTIONS)
+def test_a_later_correction_takes_the_new_value_not_a_count_or_a_change(
+    extractor: SlotExtractor, text: str, weight: float | None
+) -> None:
+    profile, _ = memory.remember(
+        memory.new_profile(),
+        read(extractor, "몸무게 62키로에요"),
+        at=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    said, _ = corrections.correct(extractor, profile, text, read(extractor, text))
+    fixed = [i.value for i in said.items if i.name == "weight_kg" and i.corrects]
+    assert fixed == ([weight] if weight is not None else []), (text, said.items)
