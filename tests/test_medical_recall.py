@@ -397,3 +397,12 @@ def test_a_later_correction_takes_the_new_value_not_a_count_or_a_change(
     said, _ = corrections.correct(extractor, profile, text, read(extractor, text))
     fixed = [i.value for i in said.items if i.name == "weight_kg" and i.corrects]
     assert fixed == ([weight] if weight is not None else []), (text, said.items)
+
+
+def test_a_later_correction_goes_to_the_reading_it_is_near(extractor: SlotExtractor) -> None:
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    profile, _ = memory.remember(memory.new_profile(), read(extractor, "열이 39.2도예요"), at=at)
+    profile, _ = memory.remember(profile, read(extractor, "몸무게는 16키로에요"), at=at)
+    text = "아 잘못말했어요 지금은 39.0이에요"
+    said, _ = corrections.correct(extractor, profile, text, read(extractor, text))
+    assert [(i.name, i.value) for i in said.items if i.corrects] == [("temp", 39.0)]

@@ -83,9 +83,23 @@ def _new_value(text: str, latest: list[dict[str, Any]]) -> tuple[str, str] | Non
             continue
         if any(a <= number.start() < b for a, b in aside) or not singles:
             continue
-        if (singles[0]["name"], float(number.group())) in stored:
-            continue
         if _NOT_A_VALUE_AFTER.match(text, number.end()):
             continue
-        return singles[0]["name"], number.group()
+        fits = _nearest(singles, float(number.group()))
+        if fits is None or (fits["name"], float(number.group())) in stored:
+            continue
+        return fits["name"], number.group()
     return None
+
+
+def _nearest(singles: list[dict[str, Any]], value: float) -> dict[str, Any] | None:
+    """The latest reading a corrected number is near (within half as much again either way):
+    "39.0" corrects a temperature of 39.2, not a weight of 16."""
+    near = [
+        i
+        for i in singles
+        if isinstance(i["value"], int | float)
+        and i["value"] > 0
+        and 2 / 3 <= value / i["value"] <= 1.5
+    ]
+    return near[0] if near else None
