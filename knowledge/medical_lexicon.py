@@ -349,6 +349,10 @@ class Cues(Strict):
     carer_before_strong: tuple[str, ...]
     carer_after: tuple[str, ...]
     carer_anywhere: tuple[str, ...]
+    # anchored right after a relation word: their thing, not them ("와이프 혈당기로", "my wife's meter")
+    not_a_person_after: tuple[str, ...] = ()
+    # words of fever or a thermometer: a bare 38.4 in the message is a temperature
+    thermometer_context: tuple[str, ...] = ()
     approximate_before: tuple[str, ...]
     approximate_after: tuple[str, ...]
     counters: tuple[str, ...]
@@ -382,6 +386,8 @@ class Cues(Strict):
         "carer_before_strong",
         "carer_after",
         "carer_anywhere",
+        "not_a_person_after",
+        "thermometer_context",
         "approximate_before",
         "approximate_after",
         "counters",

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from graphs.common import slot_shapes
 from knowledge.medical_lexicon import (
     Condition,
     Measure,
@@ -49,6 +50,7 @@ _PAIR = re.compile(r"(\d{2,3})\s*(?:/|에(?!서)|over|-)\s*(\d{2,3})(?!\d|\.\d)"
 # followed by a space ends one too ("있어요 혈압은…"), but not "둘 다 당뇨" or "필요 없어요".
 SENTENCE_BREAK = re.compile(
     r"[!?;\n]+|(?<!\d)\.|\.(?!\d)|(?<=[가-힣][요다죠])(?<!필요)(?<!중요)(?=\s)"
+    r"|[ㅠㅜㅋㅎ\u1172\u116e\u110f\u1112]+"  # a run of crying or laughing ends what was being said ("37.8이에요ㅠ 남편은")
 )
 _VALUE_BREAK = re.compile(r"[!?;\n]|\.(?!\d)")
 # Clauses: Korean connective endings before a space (있고 , 없는데 , 있지만 , 아파서 — but
@@ -410,6 +412,8 @@ class SlotExtractor:
         self._carer_strong = _any_of(cues.carer_before_strong)
         self._carer_after = _any_of(cues.carer_after)
         self._carer_anywhere = _any_of(cues.carer_anywhere)
+        self._not_a_person = _any_of(cues.not_a_person_after)
+        self._thermometer = _any_of(cues.thermometer_context)
         self._approx_before = _any_of(cues.approximate_before)
         self._approx_after = _any_of(cues.approximate_after)
         self._counters = _any_of(cues.counters)
@@ -421,6 +425,9 @@ class SlotExtractor:
         self._medicine_context = _any_of(cues.medicine_context)
         self._stopwords = {w.lower() for w in cues.unknown_medicine_stopwords}
         self._ages = self._age_patterns()
+        children = [r for r in self.lexicon.relations if r.name == "child" or r.kind_of == "child"]
+        self._child_names = frozenset(r.name for r in children)
+        self._child_words = [w for r in children for w in (*r.forms.ko, *r.forms.en)]
         details = cues.details
         self._duration = _any_of(details.duration)
         self._pattern = _any_of(details.pattern)
@@ -458,9 +465,10 @@ class SlotExtractor:
     @staticmethod
     def _relation_spellings(relation: Relation) -> list[str]:
         """Relation words are whole words: Korean ones take a particle ("아버지가", not "아이디")."""
-        return [f"^{s}$" for s in _expand_all(relation.forms.ko)] + list(
-            _expand_all(relation.forms.en)
-        )
+        ko = _expand_all(relation.forms.ko)
+        # "저희아빠", "우리애기", "울엄마": typed fast, the possessive sticks to the word
+        glued = [f"^{mine}{s}$" for mine in ("저희", "우리", "울", "제", "내") for s in ko]
+        return [f"^{s}$" for s in ko] + glued + list(_expand_all(relation.forms.en))
 
     @staticmethod
     def _unit_pattern(units: Sequence[Unit]) -> re.Pattern[str]:
@@ -482,6 +490,7 @@ class SlotExtractor:
             f"|(?:{_words(age.native_ones)})"
         )
         relations = _words(w for r in self.lexicon.relations for w in r.forms.en)
+        relations_ko = _words(w for r in self.lexicon.relations if r.subject for w in r.forms.ko)
         not_a_unit = (
             r"(?![\d.])(?!\s*(?:%|kg|kgs|kilos?|lbs?|pounds?|cm|ft|feet|foot|inch|inches|in\b|mg"
             r"|percent|degrees?|bpm|years?\s+ago|times|weeks?|months?|days?|hours?|minutes?|'|\"))"
@@ -505,6 +514,13 @@ class SlotExtractor:
                 True,
             ),
             (rf"(?<![\d.])(?P<n>\d{{1,3}})\s*[- ]?\s*(?:{en_units})(?![a-z])", True, False),
+            (  # "영감은 80이구요", "아버지는 올해 83이에요": a relative's bare number and a copula
+                rf"(?<![가-힣])(?:{relations_ko})(?:님)?\s*(?:은|는|이|가|께서는|께서)\s*(?:올해\s*|이제\s*)?"
+                r"(?:만\s*)?(?P<n>\d{2,3})\s*(?:이구요|이고요|이고|이에요|이예요|입니다|이요|인데|이신데"
+                r"|이세요|이시고)(?![가-힣])",
+                True,
+                True,
+            ),
             (rf"\b(?:{en_cues})\s*[:=]?\s*(?P<n>\d{{1,3}})(?![\d.])", True, False),
             (
                 r"\b(?:i'?m|i am|he'?s|he is|she'?s|she is)\s+(?:only\s+|now\s+|just\s+)?"
@@ -529,7 +545,7 @@ class SlotExtractor:
         long_ko = _words(w for w in (*sex.male.ko, *sex.female.ko) if len(w) > 1)
         short_ko = _words(w for w in (*sex.male.ko, *sex.female.ko) if len(w) == 1)
         en = _words((*sex.male.en, *sex.female.en))
-        years_old = r"\d{1,3}\s*[- ]?\s*(?:years?|yrs?)[\s-]*old"
+        years_old = r"\d{1,3}\s*[- ]?\s*(?:(?:years?|yrs?)[\s-]*old|yo|y/o|y\.o\.)"
         patterns = [
             # "남자예요", "67세 남자고": a sex word ending the phrase, not "남자친구", "여자 의사"
             rf"(?<![가-힣])(?P<w>{long_ko})(?:아이|애|아기)?(?=\s*(?:예요|이에요|에요|입니다|이고|고|인데"
@@ -552,16 +568,26 @@ class SlotExtractor:
         terms = self._find_terms(text)
         cue_hits = self._cues.find(text)
         values, rejected, used, value_cues = self._read_values(text, cue_hits, terms)
+        values += self._read_bare_temperatures(text, values, used)
+        terms_found = terms
         terms = [t for t in terms if not _inside_longer(t, value_cues)]
         mentions = [self._term_mention(text, hit) for hit in self._merge_allergies(text, terms)]
-        ages, age_rejects = self._read_ages(text, used)
-        mentions += values + ages + self._read_sexes(text)
+        young = self._read_young_ages(text, used)
+        ages, age_rejects = self._read_ages(text, used + [(m.start, m.end) for m in young])
+        mentions += values + young + ages + self._read_sexes(text)
         mentions.sort(key=lambda m: m.start)
-        relations = self._relations.find(text)
+        # A relation word inside a term ("애기가 덜 움직여요" is the mother's) or before a thing
+        # of theirs ("와이프 혈당기로 재봤는데") names no one the clause is about.
+        relations = [
+            r
+            for r in self._relations.find(text)
+            if not _inside_longer(r, terms_found) and not _starts(self._not_a_person, text, r.end)
+        ]
         self._assign_holders(text, clauses, relations)
         starts = [c.start for c in clauses]
         for mention in mentions:
             mention.holder = clauses[bisect.bisect_right(starts, mention.start) - 1].holder
+        self._young_ages_to_child(young, relations)
         self._mark(text, clauses, mentions)
         subject = self._subject(text, clauses, relations, mentions)
         items = self._items(text, clauses, mentions, subject, relations)
@@ -845,6 +871,47 @@ class SlotExtractor:
                     )
                 )
         return mentions, rejected
+
+    def _read_young_ages(self, text: str, used: list[tuple[int, int]]) -> list[_Mention]:
+        """A young child's age in weeks, months or days (in years: "4개월 딸" is 0.33)."""
+        age = self.lexicon.demographics.age
+        return [
+            _Mention("demographics", "age", age.ko, value, start, end, end)
+            for start, end, value in slot_shapes.young_ages(text, self._child_words)
+            if not any(s < end and start < e for s, e in used)
+        ]
+
+    def _young_ages_to_child(self, young: list[_Mention], relations: list[_Hit]) -> None:
+        """A baby's age said beside the word for the child ("태어난지 7주됐어요 아들이에요") is
+        the child's, whichever clause the word stands in."""
+        child = next(
+            (r.payload.name for r in relations if r.payload.name in self._child_names), None
+        )
+        for mention in young:
+            if child is not None and mention.holder in (None, "self"):
+                mention.holder = child
+
+    def _read_bare_temperatures(
+        self, text: str, values: list[_Mention], used: list[tuple[int, int]]
+    ) -> list[_Mention]:
+        """A thermometer's reading with no word for temperature ("귀체온계로 재니까 38.4 나와요"),
+        when the message read none with one."""
+        if any(m.name == "temp" for m in values):
+            return []
+        found = [
+            (start, end, value)
+            for start, end, value in slot_shapes.bare_temperatures(text, self._thermometer)
+            if not any(s < end and start < e for s, e in used)
+        ]
+        temp = next((r for m in self.lexicon.measures for r in m.readings if r.key == "temp"), None)
+        if temp is None:
+            return []
+        for start, end, _ in found:
+            used.append((start, end))
+        return [
+            _Mention("vitals", "temp", temp.ko, value, start, end, end)
+            for start, end, value in found
+        ]
 
     def _native(self, word: str) -> int:
         """The value of a native Korean numeral ("예순일곱" -> 67)."""

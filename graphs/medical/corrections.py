@@ -19,6 +19,14 @@ from graphs.medical import clauses
 _PAIR = re.compile(r"(?<![\d.])(\d{2,3})\s*/\s*(\d{2,3})(?![\d.])")
 _NUMBER = re.compile(r"(?<![\d./])\d{1,3}(?:\.\d)?(?![\d/])")
 _READINGS = ("vitals", "labs")
+# After a number: not the new value but a count, an age, a change or the old value ("4살이라니까요",
+# "1키로가 아니라 2키로 늘었어요 62에서 64요").
+_NOT_A_VALUE_AFTER = re.compile(
+    r"\s*(?:키로|킬로|kg|kilos?|lbs?)?\s*(?:이|가|나|은|는)?\s*(?:아니라|아니고|늘었|늘어|줄었|줄어|빠졌|빠져|쪘"
+    r"|올랐|떨어졌|에서|살|세(?!요)|개월|달|주|일|번|시|분|잔|알|ml|미리|up\b|down\b|more\b|less\b"
+    r"|years?\b|times\b|days?\b)",
+    re.I,
+)
 
 
 def correct(
@@ -75,7 +83,23 @@ def _new_value(text: str, latest: list[dict[str, Any]]) -> tuple[str, str] | Non
             continue
         if any(a <= number.start() < b for a, b in aside) or not singles:
             continue
-        if (singles[0]["name"], float(number.group())) in stored:
+        if _NOT_A_VALUE_AFTER.match(text, number.end()):
             continue
-        return singles[0]["name"], number.group()
+        fits = _nearest(singles, float(number.group()))
+        if fits is None or (fits["name"], float(number.group())) in stored:
+            continue
+        return fits["name"], number.group()
     return None
+
+
+def _nearest(singles: list[dict[str, Any]], value: float) -> dict[str, Any] | None:
+    """The latest reading a corrected number is near (within half as much again either way):
+    "39.0" corrects a temperature of 39.2, not a weight of 16."""
+    near = [
+        i
+        for i in singles
+        if isinstance(i["value"], int | float)
+        and i["value"] > 0
+        and 2 / 3 <= value / i["value"] <= 1.5
+    ]
+    return near[0] if near else None
