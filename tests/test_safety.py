@@ -331,6 +331,48 @@ FIRES: dict[str, list[str]] = {
         "I'm peeing a lot less and my ankles look a bit puffy",
         "dark urine and I keep vomiting",
     ],
+    "THUNDERCLAP_HEADACHE": [
+        "태어나서 이렇게 머리 아픈거 처음이에요 몇초만에 확 아파졌어요",
+        "두통이 심하고 목이 뻣뻣하고 불빛이 너무 눈부셔요",
+        "worst headache of my life, came on in seconds",
+        "아이가 열이 나는데 눌러도 안 없어지는 발진이 생겼어요",
+    ],
+    "HYPERTENSIVE_CRISIS": [
+        "혈압이 186에 118이에요 머리가 깨질듯이 아파요",
+        "재니까 190/120 나오고 눈이 침침해요",
+        "my blood pressure is 200/115 and I have a bad headache",
+        "BP 185/112 and chest pain",
+    ],
+    "HEATSTROKE": [
+        "폭염에 밖에서 일하다가 헛소리를 해요",
+        "땀도 안 나고 몸이 불덩이인데 횡설수설해요",
+        "he's been working outside in the heat and now he's confused",
+        "his skin is hot and dry, he stopped sweating and is talking nonsense",
+    ],
+    "VERY_HIGH_BP": [
+        "혈압이 182/112 나왔어요",
+        "아침에 재니까 혈압 190에 115예요",
+        "my BP was 185/115 this morning",
+        "home reading 200/120, I feel fine",
+    ],
+    "CHRONIC_LUNG_WORSE": [
+        "copd가 있는데 요며칠 숨이 더 차요",
+        "폐기종 있는데 가래가 누렇게 나와요",
+        "I have COPD and my phlegm has gone green",
+        "COPD here, been more out of breath for 3 days",
+    ],
+    "THINNER_BLEEDING": [
+        "소변이 콜라색 같이 빨갛게 나와요",
+        "와파린 먹는데 부딪힌 적도 없는데 멍이 생겼어요",
+        "there's blood in my urine",
+        "I'm on warfarin and I have big bruises I can't explain",
+    ],
+    "THINNER_MINOR_BLEEDING": [
+        "와파린 먹는데 양치할 때 잇몸에서 피가 나요",
+        "아스피린 먹는데 잇몸 출혈이 있어요",
+        "on apixaban and my gums bleed when I brush",
+        "I take warfarin and have bleeding gums",
+    ],
 }
 
 # Every rule: near-misses that must not fire it.
@@ -599,6 +641,41 @@ NEAR_MISSES: dict[str, list[str]] = {
         "발목이 좀 부었어요",
         "소변 검사 결과 나왔어요",
         "my urine is clear and I drink plenty",
+    ],
+    "THUNDERCLAP_HEADACHE": [
+        "머리가 좀 아파요",
+        "예전에 인생 최악의 두통을 겪은 적 있어요",
+        "목이 뻣뻣해요 베개를 바꿔서",
+    ],
+    "HYPERTENSIVE_CRISIS": [
+        "혈압이 130/85예요 머리가 좀 아파요",
+        "my BP was 145/95 and I have a headache",
+        "예전에 혈압이 190까지 올라간 적 있었어요",
+    ],
+    "HEATSTROKE": [
+        "더워 죽겠어요",
+        "오늘 폭염이래요 물 많이 마셔야겠죠?",
+        "it's so hot today, I'm dying out here lol",
+    ],
+    "VERY_HIGH_BP": [
+        "혈압이 150/95예요",
+        "예전에 혈압 190까지 나온 적 있어요",
+        "my BP is 128/82",
+    ],
+    "CHRONIC_LUNG_WORSE": [
+        "copd가 뭐예요?",
+        "친구가 copd가 있어요",
+        "what inhaler is best for COPD?",
+    ],
+    "THINNER_BLEEDING": [
+        "소변 색이 좀 진해요",
+        "와파린 먹는데 바나나 먹어도 돼요?",
+        "my urine is clear",
+    ],
+    "THINNER_MINOR_BLEEDING": [
+        "잇몸에서 피가 나요 치과 가야 하나요",
+        "와파린 먹는데 양치는 어떻게 해요?",
+        "I take aspirin, is flossing ok?",
     ],
 }
 
