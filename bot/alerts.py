@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -17,6 +17,8 @@ from graphs.common.safety import Recent, SafetyCheck, SafetyHit
 from knowledge.loader import Knowledge
 
 log = logging.getLogger(__name__)
+
+STILL_HOLDS = timedelta(hours=6)  # an alert's level is repeated before answers this long
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,22 @@ class SafetyDesk:
         raised = {categories.get(code) for code in recent.raised}
         level = next((c for c in levels if c in raised), None)
         return self.knowledge.message(f"urgency_again_{level}", lang) if level else None
+
+    def level_still(self, recent: Recent | None, now: datetime, lang: str) -> str | None:
+        """After a 119-now or be-seen-today alert of the last hours, the line that says it
+        still holds (put before any general answer, which must never seem to undercut it)."""
+        if recent is None or not recent.raised:
+            return None
+        categories = {r.code: r.category for r in self.checker.rules.rules}
+        fresh = {
+            categories.get(code)
+            for code, at in recent.raised.items()
+            if now - datetime.fromisoformat(at) <= STILL_HOLDS
+        }
+        for level in ("medical", "medical_today"):
+            if level in fresh:
+                return self.knowledge.message(f"level_still_{level}", lang)
+        return None
 
     def assess(self, text: str, recent: Recent, at: datetime) -> list[SafetyHit]:
         """The rules that fire on `text` with the chat's last day (`recent`, updated with this

@@ -161,7 +161,7 @@ class MedicalSteps:
                 text = text[:MAX_INPUT_CHARS]
                 reply.add(kn.message("too_long", lang, limit=MAX_INPUT_CHARS))
             offer_legal = False
-            if self._sounds_legal(text) and not self._names_health(text):
+            if not reply.alerts and self._sounds_legal(text) and not self._names_health(text):
                 if not self._sounds_legal(text, clearly=True) and await self._talking_health(
                     inbound
                 ):
@@ -203,6 +203,11 @@ class MedicalSteps:
             nothing = kn.message("med_no_answer", lang)
             outbox = [{**m, "text": m["text"].replace(nothing, "").strip()} for m in outbox]
             outbox = [m for m in outbox if m["text"] or m.get("choices")]
+        if not reply.alerts and not reply.level_again and outbox:
+            recent = getattr(HANDLING.get(), "safety", None)
+            still = self.safety.level_still(recent, inbound.at, lang)
+            if still:  # a red flag of the last hours: no answer may seem to undercut it
+                reply.add(still)
         reply.messages += outbox
         if inbound.kind == "text" and offer_legal:
             button = {"label": kn.message("btn_domain_legal", lang), "data": "domain:legal"}

@@ -180,3 +180,21 @@ async def test_forget_clears_the_safety_memory(engine: Engine) -> None:
         assert row.fetchone() in (None, (None,))
     later = await engine.handle(said("어지러워요", hours=0.3))
     assert codes(later) == []  # nothing of before is carried
+
+
+async def test_an_answer_after_a_red_flag_is_headed_by_the_level(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("저희 아기가 태어난 지 50일 됐어요"))
+    await engine.handle(said("열이 38.2도예요", hours=0.1))
+    asked = await engine.handle(said("해열제는 뭐가 좋아요?", hours=0.5))
+    assert codes(asked) == []
+    assert asked.messages[0]["text"].startswith("⚠️ 앞서 말씀하신 증상은 여전히")
+    later = await engine.handle(said("해열제는 뭐가 좋아요?", hours=8))
+    assert "여전히" not in texts(later)  # after some hours the level is not repeated
+
+
+async def test_a_message_that_raised_a_red_flag_is_never_moved_to_legal(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    reply = await engine.handle(said("아이고내가못살아 손주봐주고있는데 애가 내약통을 열어놨어요"))
+    assert codes(reply) == ["SWALLOWED_HAZARD"]
+    assert reply.state == "MEDICAL" and reply.field is None
