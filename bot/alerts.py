@@ -75,9 +75,20 @@ class SafetyDesk:
             return []
         trace = self.checker.read(text)
         hits = self.checker.check_trace(trace, earlier=recent.earlier(), standing=recent.standing)
-        hits = recent.fresh(hits)
+        hits = self._no_lower_level(recent.fresh(hits), recent)
         recent.note(trace, hits, self.checker.carry, at)
         return hits
+
+    def _no_lower_level(self, hits: list[SafetyHit], recent: Recent) -> list[SafetyHit]:
+        """A be-seen-today or within-days alert is not raised beside or after (within the
+        day) a more urgent medical one: it would read as the danger lessening."""
+        categories = {r.code: r.category for r in self.checker.rules.rules}
+        levels = {categories.get(code) for code in recent.raised} | {h.category for h in hits}
+        order = ("medical", "medical_today", "medical_days")
+        top = next((i for i, level in enumerate(order) if level in levels), None)
+        if top is None:
+            return hits
+        return [h for h in hits if h.category not in order or order.index(h.category) <= top]
 
     def reply(self, hits: list[SafetyHit], lang: str) -> str:
         """What to do now (or when to be seen), in the person's language; a rule completed by

@@ -538,9 +538,10 @@ async def test_forget_leaves_no_row_cache_entry_or_checkpoint(
                 if column in columns:
                     rows = db.execute(f"select count(*) from {table}").fetchone()[0]
                     assert rows == 0, f"{table} still has {rows} rows"
-        # Only the chat's settings stay: its language and the assistant it talks to.
+        # Only the chat's settings stay: its language and the assistant it talks to (its
+        # safety memory cleared).
         kept = db.execute("select * from chatpreference").fetchall()
-        assert kept == [(CHAT, "ko", "medical")]
+        assert kept == [(CHAT, "ko", "medical", None)]
     with sqlite3.connect(checkpoints_path(settings.intake_data_dir)) as db:
         names = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
         for name in names:

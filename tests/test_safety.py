@@ -303,8 +303,8 @@ FIRES: dict[str, list[str]] = {
     ],
     "EXERTIONAL_CHEST_PAIN": [
         "계단 오를 때 가슴이 조이는데 쉬면 괜찮아져요",
-        "my chest feels tight when I walk uphill",
-        "운동할때만 가슴이 뻐근해요",
+        "my chest feels tight when I walk uphill but it goes away when I rest",
+        "운동할때만 가슴이 뻐근하고 쉬면 괜찮아져요",
         "I get chest pain climbing stairs that goes away when I rest",
     ],
     "RELIEVER_OVERUSE": [
