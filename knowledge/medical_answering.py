@@ -15,9 +15,9 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from knowledge.loader import KnowledgeError, _UniqueKeyLoader
 from knowledge.medical_corpus import (
     AGE_GROUPS,
-    CONCEPT,
     KEBAB_ID,
     AgeGroup,
+    ConceptsOrWords,
     Terms,
     load_medical_corpus,
 )
@@ -39,25 +39,8 @@ def says(words: Terms, lowered: str) -> bool:
     return False
 
 
-class Sign(Strict):
+class Sign(ConceptsOrWords):
     """One sign a description must show: a concept named, or one of the words."""
-
-    concepts: tuple[str, ...] = ()
-    words: Terms | None = None
-
-    @field_validator("concepts")
-    @classmethod
-    def canonical(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        wrong = [n for n in names if not re.fullmatch(CONCEPT, n)]
-        if wrong:
-            raise ValueError(f"must be lowercase English concept names, not {wrong}")
-        return names
-
-    @model_validator(mode="after")
-    def says_something(self) -> Sign:
-        if not self.concepts and self.words is None:
-            raise ValueError("a sign needs concepts or words")
-        return self
 
     def shown(self, tags: frozenset[str], lowered: str) -> bool:
         return bool(tags & set(self.concepts)) or (

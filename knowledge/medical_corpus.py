@@ -86,6 +86,33 @@ class Terms(Strict):
         return terms
 
 
+def concept_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    """`names` if they are written as the corpus tags concepts (lowercase English), else why not."""
+    wrong = [n for n in names if not re.fullmatch(CONCEPT, n)]
+    if wrong:
+        raise ValueError(f"must be lowercase English concept names, not {wrong}")
+    return names
+
+
+class ConceptsOrWords(Strict):
+    """Something said by corpus concept tags (a lexicon name, a medicine's class, a condition)
+    or by words for what the lexicon does not name; at least one of the two."""
+
+    concepts: tuple[str, ...] = ()
+    words: Terms | None = None
+
+    @field_validator("concepts")
+    @classmethod
+    def canonical(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        return concept_names(names)
+
+    @model_validator(mode="after")
+    def says_something(self) -> ConceptsOrWords:
+        if not self.concepts and self.words is None:
+            raise ValueError("needs concepts or words")
+        return self
+
+
 class Source(Strict):
     """The public page whose guidance an entry follows (KDCA, MedlinePlus, NHS, ...)."""
 
@@ -128,10 +155,7 @@ class AppliesTo(Strict):
     @field_validator("conditions", "medicines", "asked")
     @classmethod
     def canonical(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        wrong = [n for n in names if not re.fullmatch(CONCEPT, n)]
-        if wrong:
-            raise ValueError(f"must be lowercase English concept names, not {wrong}")
-        return names
+        return concept_names(names)
 
     @model_validator(mode="after")
     def coherent(self) -> AppliesTo:

@@ -10,15 +10,14 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from knowledge.loader import KnowledgeError, _UniqueKeyLoader
 from knowledge.medical_corpus import (
-    CONCEPT,
     KEBAB_ID,
     Bilingual,
+    ConceptsOrWords,
     Source,
-    Terms,
     load_medical_corpus,
 )
 from knowledge.models import Strict
@@ -26,27 +25,10 @@ from knowledge.models import Strict
 INTERACTIONS_PATH = Path(__file__).resolve().parent / "medical" / "interactions.yaml"
 
 
-class Side(Strict):
+class Side(ConceptsOrWords):
     """What one side of a rule is: corpus concept tags (a lexicon name, a medicine's class, a
     condition: what `MedicalLexicon.concepts_of` gives) and words for what the lexicon does
     not name (a food, a drink, a medicine it lacks)."""
-
-    concepts: tuple[str, ...] = ()
-    words: Terms | None = None
-
-    @field_validator("concepts")
-    @classmethod
-    def canonical(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        wrong = [n for n in names if not re.fullmatch(CONCEPT, n)]
-        if wrong:
-            raise ValueError(f"must be lowercase English concept names, not {wrong}")
-        return names
-
-    @model_validator(mode="after")
-    def says_something(self) -> Side:
-        if not self.concepts and self.words is None:
-            raise ValueError("a side needs concepts or words")
-        return self
 
     def named(self, tags: set[str] | frozenset[str], text: str = "") -> bool:
         """Whether these tags, or this (lower-cased) text, name this side."""
