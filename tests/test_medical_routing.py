@@ -57,3 +57,10 @@ async def test_a_legal_matter_told_cold_still_moves(engine: Engine) -> None:
     await engine.use_domain(CHAT, "medical")
     reply = await engine.handle(said("집주인이 전세 보증금 1억을 안 돌려줘요"))
     assert reply.state != "MEDICAL"
+
+
+async def test_an_unsure_medicine_is_asked_about_without_an_empty_value(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")
+    reply = await engine.handle(said("I think I take salbutamol maybe"))
+    asks = [m["text"] for m in reply.messages if m["choices"]]
+    assert asks and asks[-1].startswith("Shall I note") and " as ?" not in asks[-1]

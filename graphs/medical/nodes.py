@@ -281,9 +281,11 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
         value = memory.display_value(item, profile) if item["slot"] in ("vitals", "labs") else ""
         confirm = [
             {
-                "text": kn.message("med_confirm_unsure", lang, what=what, value=value).replace(
-                    "  ", " "
-                ),
+                "text": (
+                    kn.message("med_confirm_unsure", lang, what=what, value=value)
+                    if value  # a reading; a medicine or symptom has no value to show
+                    else kn.message("med_confirm_unsure_item", lang, what=what)
+                ).replace("  ", " "),
                 "choices": [
                     {"label": kn.message("btn_med_yes", lang), "data": YES},
                     {"label": kn.message("btn_med_no", lang), "data": NO},
