@@ -254,6 +254,9 @@ class Relation(Strict):
     sex: Literal["male", "female"] | None = None
     subject: bool = True  # False for the family as a whole: never the person cared for
     other: bool = False  # not family: a friend, a colleague; what is said of them is not kept
+    # Family by marriage (a spouse, an in-law): the person cared for, or nobody's history; what
+    # they have is no family history of the patient.
+    blood: bool = True
     # The generic word for one person cared for: "son" and "daughter" are a "child" ("애",
     # "아들" and "우리 애기" in one chat are one person, not two).
     kind_of: str | None = None

@@ -199,3 +199,21 @@ def test_a_fall_and_a_knock_to_the_head_are_kept(extractor, text, names) -> None
 def test_a_reading_keeps_where_and_when_it_was_taken(extractor, text, context) -> None:
     items = [i for i in questions.profile_slots(extractor, text).items if i.slot == "vitals"]
     assert items and all(i.context == context for i in items)
+
+
+@pytest.mark.parametrize(
+    ("text", "family"),
+    [
+        # a spouse or in-law is no blood kin of the speaker: never the speaker's family history
+        # (the wife here is the person cared for, so hers are her own items)
+        ("시어머니가 예전에 임신중독증 있었대요", []),
+        ("남편이 뇌졸중이 있어요", []),
+        ("my wife has kidney stones", []),
+        # near-misses: blood relatives are family history; of a child, the husband is the father
+        ("아버지가 당뇨가 있어요", ["diabetes"]),
+        ("my mother had breast cancer", ["breast cancer"]),
+    ],
+)
+def test_family_by_marriage_is_no_family_history(extractor, text, family) -> None:
+    said = questions.profile_slots(extractor, text)
+    assert [i.name for i in said.items if i.family] == family

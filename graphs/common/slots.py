@@ -364,6 +364,7 @@ class SlotExtractor:
 
     def __init__(self, lexicon: MedicalLexicon | None = None) -> None:
         self.lexicon = lexicon or load_medical_lexicon()
+        self._by_marriage = {r.name for r in self.lexicon.relations if not r.blood}
         lex, cues = self.lexicon, self.lexicon.cues
         self._terms = _Matcher(self._term_entries(), lex.korean_particles)
         self._cues = _Matcher(self._cue_entries(), lex.korean_particles)
@@ -1093,7 +1094,12 @@ class SlotExtractor:
             holder = mention.holder or patient
             if self.same_person(holder, patient):
                 holder = patient
-            if holder == "other" or (holder != patient and mention.slot != "conditions"):
+            # A spouse or in-law is no blood kin of the speaker; of a child the speaker cares for,
+            # the speaker's husband is the father: family by marriage counts only for them.
+            kin = not (patient == "self" and holder in self._by_marriage)
+            if holder == "other" or (
+                holder != patient and (mention.slot != "conditions" or not kin)
+            ):
                 if mention.slot != "demographics":
                     continue
             if mention.slot == "demographics":
