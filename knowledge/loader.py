@@ -74,11 +74,15 @@ def load_file(path: Path, model: type[M]) -> M:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
-            for err in exc.errors()[:5]
-        )
-        raise KnowledgeError(f"{path.name}: {problems}") from exc
+        raise KnowledgeError(f"{path.name}: {validation_problems(exc)}") from exc
+
+
+def validation_problems(exc: ValidationError) -> str:
+    """The first five problems of a validation error, each with where it is."""
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+        for err in exc.errors()[:5]
+    )
 
 
 @dataclass(frozen=True)

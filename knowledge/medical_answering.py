@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from knowledge.loader import KnowledgeError, _UniqueKeyLoader
+from knowledge.loader import KnowledgeError, _UniqueKeyLoader, validation_problems
 from knowledge.medical_corpus import (
     AGE_GROUPS,
     KEBAB_ID,
@@ -20,23 +20,11 @@ from knowledge.medical_corpus import (
     ConceptsOrWords,
     Terms,
     load_medical_corpus,
+    says,
 )
 from knowledge.models import Strict
 
 ANSWERING_PATH = Path(__file__).resolve().parent / "medical" / "answering.yaml"
-
-
-def says(words: Terms, lowered: str) -> bool:
-    """Whether a lower-cased text holds one of the words: Korean anywhere (it takes endings),
-    English at the start of a word ("stairs" is not in "upstairs'", "kid" is in "kids")."""
-    for word in (*words.ko, *words.en):
-        word = word.lower()
-        if word.isascii():
-            if re.search(rf"(?<![\w]){re.escape(word)}", lowered):
-                return True
-        elif word in lowered:
-            return True
-    return False
 
 
 class Sign(ConceptsOrWords):
@@ -126,10 +114,7 @@ def parse_answering(text: str, *, name: str = "answering.yaml") -> Answering:
     except yaml.YAMLError as exc:
         raise AnsweringError(f"{name}: not valid YAML: {exc}") from exc
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()[:5]
-        )
-        raise AnsweringError(f"{name}: {problems}") from exc
+        raise AnsweringError(f"{name}: {validation_problems(exc)}") from exc
 
 
 @cache

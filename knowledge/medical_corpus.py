@@ -86,6 +86,19 @@ class Terms(Strict):
         return terms
 
 
+def says(words: Terms, lowered: str) -> bool:
+    """Whether a lower-cased text holds one of the words: Korean anywhere (it takes endings),
+    English at the start of a word ("stairs" is not in "upstairs'", "kid" is in "kids")."""
+    for word in (*words.ko, *words.en):
+        word = word.lower()
+        if word.isascii():
+            if re.search(rf"(?<![\w]){re.escape(word)}", lowered):
+                return True
+        elif word in lowered:
+            return True
+    return False
+
+
 def concept_names(names: tuple[str, ...]) -> tuple[str, ...]:
     """`names` if they are written as the corpus tags concepts (lowercase English), else why not."""
     wrong = [n for n in names if not re.fullmatch(CONCEPT, n)]

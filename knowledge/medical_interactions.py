@@ -4,7 +4,6 @@ warning in both languages and the public page it follows, validated on load."""
 
 from __future__ import annotations
 
-import re
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -12,13 +11,14 @@ from typing import Literal
 import yaml
 from pydantic import Field, ValidationError, model_validator
 
-from knowledge.loader import KnowledgeError, _UniqueKeyLoader
+from knowledge.loader import KnowledgeError, _UniqueKeyLoader, validation_problems
 from knowledge.medical_corpus import (
     KEBAB_ID,
     Bilingual,
     ConceptsOrWords,
     Source,
     load_medical_corpus,
+    says,
 )
 from knowledge.models import Strict
 
@@ -34,16 +34,7 @@ class Side(ConceptsOrWords):
         """Whether these tags, or this (lower-cased) text, name this side."""
         if tags & set(self.concepts):
             return True
-        if not text or self.words is None:
-            return False
-        for word in (*self.words.ko, *self.words.en):
-            word = word.lower()
-            if word.isascii():
-                if re.search(rf"\b{re.escape(word)}", text):
-                    return True
-            elif word in text:
-                return True
-        return False
+        return bool(text) and self.words is not None and says(self.words, text)
 
 
 class Interaction(Strict):
@@ -90,10 +81,7 @@ def parse_interactions(text: str, *, name: str = "interactions.yaml") -> Interac
     except yaml.YAMLError as exc:
         raise InteractionsError(f"{name}: not valid YAML: {exc}") from exc
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()[:5]
-        )
-        raise InteractionsError(f"{name}: {problems}") from exc
+        raise InteractionsError(f"{name}: {validation_problems(exc)}") from exc
 
 
 @cache
