@@ -65,9 +65,9 @@ from tests.medical_synthea import (  # noqa: E402
     read_messages,
     synthea_patients,
 )
-from tests.support import SHARED_DATA  # noqa: E402
+from tests.support import SHARED_DIR  # noqa: E402
 
-MTS = SHARED_DATA / "mts_dialog" / "MTS-Dialog-ValidationSet.csv"
+MTS = SHARED_DIR / "mts_dialog" / "MTS-Dialog-ValidationSet.csv"
 SEED = {
     "items": "42 -> 25 items (-40 %)",
     "cache": "30 % skipped",

@@ -1,6 +1,6 @@
 """Synthea patients as they would describe themselves to the medical assistant, with gold profiles.
 
-Reads ../shared/data/synthea_dev (Synthea CSV: patients, conditions, medications, observations)
+Reads tests/data/shared/synthea_dev (Synthea CSV: patients, conditions, medications, observations)
 and gives, for every living patient:
 
 - a gold profile: age (from the birth date on REFERENCE), sex, current conditions (no STOP

@@ -7,7 +7,11 @@ from pathlib import Path
 from typing import Any
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)  # the fixed "message time" of test conversations
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# The public data the tests read, copied from ../shared/data with its licences (a clone alone
+# passes its tests): Telegram payloads, the Synthea patients, the first 300 MedQuAD answers.
+SHARED_DATA = Path(__file__).resolve().parent / "data" / "shared"
+# ../shared/data itself, for benchmarks only (MTS-Dialog is not copied).
+SHARED_DIR = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def confusions(results: list[tuple[dict[str, str], Any]], key: str) -> str:

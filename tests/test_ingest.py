@@ -1,7 +1,7 @@
 """knowledge/ingest.py: outside corpora (JSONL, YAML, Markdown, MedQuAD XML) as chunked Documents.
 
 Every corpus is a small file written into tmp_path, except the last test, which reads the first
-lines of the real MedQuAD answers in ../shared/data.
+lines of the real MedQuAD answers (tests/data/shared/medquad).
 """
 
 from __future__ import annotations
