@@ -6,7 +6,6 @@ import asyncio
 import json
 import socket
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import aiohttp
 import pytest
@@ -24,9 +23,10 @@ from telegram.ext import (
 )
 
 from tests.fakes.bot_api import FakeBotApi, LoopbackOnlyRequest, parse_html
+from tests.support import SHARED_DATA
 
 CHAT_ID = 424242
-TELEGRAM_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "telegram"
+TELEGRAM_DATA = SHARED_DATA / "telegram"
 CHOICES = InlineKeyboardMarkup(
     [
         [
