@@ -188,8 +188,8 @@ class MedicalSteps:
         if inbound.input_id and before.get("last_input_id") == inbound.input_id:
             await self._medical_replay(inbound, reply, profile.id, before)
             return
-        if any(hit.now for hit in reply.alerts):  # what to do now came first: no answer
-            message["urgent"] = True
+        if any(hit.now for hit in reply.alerts) or reply.level_again:
+            message["urgent"] = True  # what to do now (or the level, again) is the answer
         context = self._medical_context(inbound, reply.lang)
         result = await self.medical_graph.ainvoke(
             {"message": message},

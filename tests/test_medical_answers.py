@@ -243,3 +243,50 @@ async def test_a_rejected_answer_is_not_given_again(
     assert not set(after) & set(before), (before, after)
     if topic is not None:
         assert all(topic not in load_medical_corpus().by_id(e).concepts for e in after), after
+
+
+# --- what is asked, and what is not ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        (
+            "오늘 아침엔 153에 95요. 잠 못자면 머리가 묵직해요. 근데 혈압약 한알 더 먹어도 돼요?",
+            "근데 혈압약 한알 더 먹어도 돼요?",
+        ),
+        (
+            "Trying to quit smoking, I sleep badly. Is nicotine gum ok with high blood pressure?",
+            "Is nicotine gum ok with high blood pressure?",
+        ),
+        # near-misses: the asking sentence names nothing, or the whole message asks
+        ("애가 열이 나요. 어떡해요?", "애가 열이 나요. 어떡해요?"),
+        ("메트포르민 먹는데 운동해도 되나요?", "메트포르민 먹는데 운동해도 되나요?"),
+        ("잠 못자면 머리가 아파요.", "잠 못자면 머리가 아파요."),
+    ],
+)
+def test_the_sentences_that_ask_are_what_is_answered(text: str, asked: str) -> None:
+    from graphs.medical.about import asked_part
+
+    assert asked_part(text) == asked
+
+
+async def test_a_question_beside_other_news_is_answered_on_what_it_asks(engine: Engine) -> None:
+    _, values = await _play(
+        engine,
+        ["오늘 아침엔 153에 95요. 잠 못자면 머리가 묵직해요. 근데 혈압약 한알 더 먹어도 돼요?"],
+    )
+    assert _entries(values)  # answered, and on the pill, not on sleep
+    assert not any("sleep" in e or "insomnia" in e for e in _entries(values))
+
+
+async def test_a_message_that_asks_nothing_gets_no_unsure_passage(engine: Engine) -> None:
+    start = Inbound(
+        chat_id=CHAT, kind="command", command="start", args=("medical",), user_id=5, at=NOW
+    )
+    await engine.handle(start)
+    said = "작년에 사촌형이 놀이터에서 떨어져서 머리 꿰매고 응급실 갔었거든요 그때 생각나서 더 걱정돼요"
+    at = NOW + timedelta(minutes=1)
+    reply = await engine.handle(Inbound(chat_id=CHAT, kind="text", text=said, user_id=5, at=at))
+    text = " ".join(m["text"] for m in reply.messages)
+    assert "출처:" not in text and "치매" not in text and "확실하지 않은" not in text

@@ -43,6 +43,13 @@ def stored(extractor: SlotExtractor, text: str) -> list[tuple[str, str]]:
         ("혈압 150/95 괜찮은 건가요", [("bp_sys", "?"), ("bp_dia", "?")]),
         ("Can he take ibuprofen for his back pain?", [("back pain", "")]),
         ("열이 나요", [("fever", "")]),  # 나요 that tells
+        # a statement joined to the question it is part of, or the first half of a choice
+        ("응급실 가야돼요?? 그냥 타이레놀 먹고 누워있으면 될까요", []),
+        ("부루펜 먹이고 재워도 될까요", []),
+        ("타이레놀먹는게 나아요 이부프로펜이 나아요?", []),
+        # near-misses: taken already (past), a statement before a different question
+        ("타이레놀 먹었고 지금 자도 되나요?", [("acetaminophen", "")]),
+        ("타이레놀 먹어요 괜찮아요?", [("acetaminophen", "")]),
     ],
 )
 def test_a_question_stores_only_what_it_tells(extractor, text, expected) -> None:
@@ -61,7 +68,13 @@ def test_a_question_stores_only_what_it_tells(extractor, text, expected) -> None
         ("술 마셔도 돼요??", []),
         ("혈압약 시작할까 고민이에요", []),
         ("is it ok to take ibuprofen", []),
+        # what the person heard said of it
+        ("이부프로펜은 임신중엔 안된다고 들어서 그건 안먹었어요", []),
+        ("스타틴이 근육통 생긴다고 들었어요", []),
+        ("I heard statins cause muscle pain", []),
         # near-misses: the statement beside it is kept; "when" is no supposition
+        ("머리아파서 타이레놀 먹어도 되나요?", [("headache", "")]),
+        ("의사가 당뇨라고 했어요", [("diabetes", "")]),
         ("당뇨약 먹는데 술 마셔도 돼요?", [("antidiabetic", "")]),
         ("담배 피워도 되나요? 저 고혈압 있어요", [("hypertension", "")]),
         ("계단 오르면 가슴이 답답해요", [("chest tightness", "")]),

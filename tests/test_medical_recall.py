@@ -110,6 +110,23 @@ def test_a_number_of_another_kind_is_no_temperature(extractor: SlotExtractor, te
     assert value_of(read(extractor, text), "temp") is None, text
 
 
+@pytest.mark.parametrize(
+    ("text", "fever"),
+    [
+        ("열은 귀체온계로 37.2였어요", False),
+        ("fever was 37.1 this morning", False),
+        ("열 재보니 36.9네요", False),
+        # near-misses: a raised reading, or a fever told with no reading
+        ("열이 나는데 37.8도요", True),
+        ("열이 나요", True),
+        ("running a fever, 38.4", True),
+    ],
+)
+def test_a_normal_reading_is_no_fever(extractor: SlotExtractor, text: str, fever: bool) -> None:
+    said = read(extractor, text)
+    assert current(said, "fever") is fever, text
+
+
 # -- symptoms people describe rather than name -------------------------------------------------
 
 DESCRIBED = [

@@ -8,6 +8,8 @@ import json
 import sqlite3
 from datetime import timedelta
 
+import pytest
+
 from bot.engine import Engine, Inbound
 from db.engine import records_path
 from tests.support import NOW
@@ -161,6 +163,21 @@ async def test_can_i_wait_after_a_red_flag_gets_the_level_again(engine: Engine) 
     assert asked.messages[0]["text"].startswith("내일까지 기다리지 마세요")
     pushed = await engine.handle(said("응급실은 좀 오바 같은데요", hours=0.6))
     assert pushed.messages[0]["text"].startswith("내일까지 기다리지 마세요")
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        "119요?? 그정도에요? 그냥 내일 아침에 소아과 가면 안되나요",
+        "아침에 소아과 문 열면 가봐도 되죠?",
+        "낮에 외래로 가도 되지 않을까요",
+    ],
+)
+async def test_later_said_with_words_between_is_asking_to_wait(engine: Engine, asked: str) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("34주인데 태동이 줄었어요"))
+    reply = await engine.handle(said(asked, hours=0.5))
+    assert reply.messages[0]["text"].startswith("내일까지 기다리지 마세요")
 
 
 async def test_can_i_wait_with_no_red_flag_is_just_a_question(engine: Engine) -> None:

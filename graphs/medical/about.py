@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any
 
 from graphs.common.slots import SlotExtractor
-from graphs.medical import memory
+from graphs.medical import clauses, memory
 from graphs.medical.evidence import tokenize
 from graphs.medical.questions import is_question
 from graphs.medical.state import MedicalState
@@ -36,6 +36,37 @@ def concepts(question: str) -> list[str]:
     if said is None:
         return []
     return list(dict.fromkeys(i.name for i in said.items if i.slot in RELATED))
+
+
+# A supposition that asks ("먹어도 돼요?", "먹으면 되나요", "can I if ..."), not one that
+# merely qualifies a statement ("잠 못자면.", "if I sleep badly").
+_ASKING_SUPPOSITION = re.compile(r"[?？]|(?:돼|되|될|괜찮|나요|까요|죠)\S{0,3}[\s.!~ㅠㅜ]*$")
+
+
+def asked_part(text: str) -> str:
+    """The sentences of a message that ask something, when it also tells other things and the
+    asking sentences name what they ask about: "153에 95요. 잠 못자면 머리가 묵직해요. 근데
+    혈압약 한알 더 먹어도 돼요?" is a question about the pill, not about sleep. Otherwise the
+    whole message ("열이 나요. 어떡해요?" asks about what the statement names)."""
+    read = clauses.reader().read(text)
+    asking = {
+        c.sentence
+        for c in read
+        if c.kind == "question"
+        or (c.kind == "hypothetical" and _ASKING_SUPPOSITION.search(text[c.start : c.end]))
+    }
+    if not asking or asking == {c.sentence for c in read}:
+        return text
+    part = " ".join(
+        text[
+            min(c.start for c in read if c.sentence == n) : max(
+                c.end for c in read if c.sentence == n
+            )
+        ].strip()
+        for n in sorted(asking)
+    )
+    names = concepts(part) or extractor().topics(part)
+    return part if names else text
 
 
 def tags(names: list[str]) -> list[str]:

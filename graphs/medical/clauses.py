@@ -76,7 +76,7 @@ class ClauseReader:
         for sentence, start, end in _spans(text, self._breaks):
             inside = [t for t in tokens if start <= t.start < end]
             clauses.append(replace(self._clause(text, start, end, inside), sentence=sentence))
-        return self._contrasts(text, clauses, tokens)
+        return self._contrasts(text, _asked_together(_hearsay(text, clauses), tokens), tokens)
 
     def possessed(self, text: str, start: int) -> bool:
         """Whether the words right before `start` make it the person's own ("his back pain")."""
@@ -136,6 +136,57 @@ class ClauseReader:
             ch if not _within(start + i, aside) else " " for i, ch in enumerate(text[start:end])
         )
         return bool(self._taking.search(words))
+
+
+# Korean endings that join a clause to the next as one act ("타이레놀 먹고 누워 있으면 될까요?").
+_JOINING = frozenset({"고/EC", "면서/EC", "으면서/EC"})  # not "아파서": a reason is told
+
+
+def _asked_together(clauses: list[Clause], tokens: list[_Token]) -> list[Clause]:
+    """A statement that is part of what a later clause of its sentence asks: one joined to it by
+    a present connective ("그냥 타이레놀 먹고 | 누워있으면 될까요" asks about taking it; "먹었고"
+    tells it was taken), or the first half of a choice ("타이레놀이 나아요 | 이부프로펜이
+    나아요?")."""
+    out = list(clauses)
+    for index in range(len(out) - 2, -1, -1):
+        clause, after = out[index], out[index + 1]
+        if clause.kind != "statement" or after.kind not in ("question", "hypothetical"):
+            continue
+        own = [t for t in tokens if clause.start <= t.start < clause.end and t.tag[0] != "S"]
+        later = [t for t in tokens if after.start <= t.start < after.end and t.tag[0] != "S"]
+        joined = (
+            after.sentence == clause.sentence
+            and len(own) >= 2
+            and own[-1].morpheme in _JOINING
+            and own[-2].tag == "VV"  # a verb: "먹고" asks with the next; "먹었고", "아프고" tell
+        )
+        choice = (
+            len(own) >= 2
+            and len(later) >= 2
+            and own[-1].tag == "EF"
+            and (own[-2].morpheme, own[-1].morpheme) == (later[-2].morpheme, later[-1].morpheme)
+        )
+        if joined or choice:
+            out[index] = replace(clause, kind=after.kind)
+    return out
+
+
+_SAID_THAT = re.compile(r"(?:다|라|래)\s?고\s*$")
+_HEARD = re.compile(r"^\s*(?:들어|들었|들은|들음)")
+
+
+def _hearsay(text: str, clauses: list[Clause]) -> list[Clause]:
+    """ "X는 안 된다고 | 들어서": what the person heard said, cut from "heard" at the clause
+    edge, is not theirs (the lexicon's pattern reads it when it stands in one clause)."""
+    out = list(clauses)
+    for index in range(len(out) - 1):
+        said, heard = out[index], out[index + 1]
+        if _SAID_THAT.search(text[said.start : said.end]) and _HEARD.search(
+            text[heard.start : heard.end]
+        ):
+            out[index] = replace(said, kind="hypothetical")
+            out[index + 1] = replace(heard, kind="hypothetical")
+    return out
 
 
 def _within(position: int, stretches: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> bool:

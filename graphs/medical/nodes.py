@@ -178,7 +178,8 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
         "profile": profile,
         "pending": pending,
         "deferred": deferred,
-        "question": retried.question if retried else question,
+        # the sentences that ask, when the message also tells (graphs/medical/about.py)
+        "question": about.asked_part(retried.question if retried else question),
         "excluded": retried.excluded if retried else rejection.still_excluded(state, question),
         "notes": notes,
         "extraction": {
@@ -250,7 +251,8 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
     profile, changed = memory.remember(
         profile, said, at=now, input_id=(state.get("message") or {}).get("id")
     )
-    feeling = about.feeling(kn, state.get("question") or "", lang)
+    words = (state.get("message") or {}).get("text") or ""  # a feeling told beside the question
+    feeling = about.feeling(kn, words, lang) if state.get("question") else None
     if feeling:
         notes.insert(0, feeling)
     shown = [
@@ -657,7 +659,15 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
     banded, band_sources = _bands(kn, state, lang)
     warned = _warned(state)
     warning_lines = interactions.warning_lines(warned, lang)
-    if not passages or passages[0].relevance < ev.RELEVANCE_FLOOR:
+    led = state.get("led") or {}
+    # A message that asks nothing gets a passage only when it clearly fits what was told: an
+    # unsure one read from its words ("생각나서" -> memory loss) would be advice nobody asked for.
+    unasked_doubt = doubt > ev.UNCERTAIN and not _asks(question)
+    if (
+        not passages
+        or passages[0].relevance < ev.RELEVANCE_FLOOR
+        or (unasked_doubt and passages[0].id not in led)
+    ):
         sources = [*interactions.warning_sources(warned), *band_sources]
         # Nothing found for a message that asks nothing ("우리 애기 두달됐어요") is no
         # failure to answer: what was noted (or an invitation to ask) is the reply.

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem, normalise
 from graphs.medical import clauses
+from knowledge.medical_bands import load_medical_bands
 
 # Sentences: ends of sentences in both languages (a decimal point is no end).
 _BREAK = re.compile(r"(?<=[?!？])\s*|(?<!\d)\.(?!\d)\s*|\n+|(?<=[가-힣][요다죠까])(?=\s)")
@@ -93,10 +94,26 @@ def profile_slots(extractor: SlotExtractor, text: str) -> SlotExtraction:
             kept.append(replace(item, asked=True))
         elif verdict == "confirm":
             kept.append(replace(item, unsure=True, asked=True))
+    if _normal_temperature(kept):  # "열은 37.2였어요": the word named what was measured
+        kept = [i for i in kept if i.name != "fever"]
     subject = said.subject if any(not i.family for i in kept) else "self"
     if tuple(kept) == said.items and subject == said.subject:
         return said
     return replace(said, items=tuple(kept), subject=subject)
+
+
+def _normal_temperature(items: list[SlotItem]) -> bool:
+    """A temperature read in the message, below where the bands start to call it raised."""
+    temps = [i.value for i in items if i.name == "temp" and isinstance(i.value, int | float)]
+    if not temps:
+        return False
+    raised = [
+        band.at_least["temp"]
+        for measure in load_medical_bands().measures
+        for band in measure.bands
+        if "temp" in band.at_least
+    ]
+    return bool(raised) and max(temps) < min(raised)
 
 
 def _verdict(
