@@ -372,6 +372,9 @@ class Cues(Strict):
     correction: tuple[str, ...] = ()  # a reading taken back: the next number replaces it
     worry: tuple[str, ...] = ()  # worry about one's health, answered with a brief word first
     care: tuple[str, ...] = ()  # words of seeking care (응급실, doctor): a health message
+    # the speaker's own, said outright ("내가 당뇨가 있어서", "I'm on metformin myself"): in a
+    # profile kept for someone they care for, not that person's
+    speaker_own: tuple[str, ...] = ()
     medicine_follow_up: tuple[str, ...] = ()  # ...to a medicine it does not name
     clauses: ClauseCues = ClauseCues()
     details: Details = Details()

@@ -8,6 +8,7 @@ import json
 import sqlite3
 from datetime import timedelta
 
+import pytest
 from sqlmodel import SQLModel
 
 from bot.engine import Engine, Inbound
@@ -190,6 +191,30 @@ async def test_another_persons_words_are_not_mixed_into_the_profile(engine: Engi
     assert "답해 드릴게요" not in texts(baby)  # an urgent message gets no general answer
     summary = texts(await engine.handle(command("summary", hours=0.2)))
     assert "혈압 150/95" in summary and "체온" not in summary and "상담 대상" not in summary
+
+
+@pytest.mark.parametrize(
+    ("carer", "kept"),
+    [
+        ("내가 혈압이랑 당뇨가있어서 메트포르민도 먹거든요 그것도 세어봐야되나요", False),
+        ("I have asthma myself, is that why he wheezes?", False),
+        # near-misses: the carer acting for the child, or the child's own
+        ("제가 아까 챔프 5ml 먹였어요", True),
+        ("애가 기침을 해요", True),
+    ],
+)
+async def test_a_carers_own_health_is_not_put_in_the_childs_profile(
+    engine: Engine, carer: str, kept: bool
+) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said("20개월 아들이에요 어제부터 열이 나요"))
+    reply = await engine.handle(said(carer, hours=0.1))
+    assert ("본인의 건강 정보는" in texts(reply) or "about yourself" in texts(reply)) is not kept
+    export = await engine.handle(command("export", "json", user_id=STAFF, hours=0.2))
+    rows = json.loads(export.documents[0].content)
+    profile = next(r for r in rows if r["domain"] == "medical")["profile"]
+    names = {i["name"] for part in ("conditions", "medications") for i in profile[part]}
+    assert not names & {"diabetes", "hypertension", "metformin", "asthma"}
 
 
 async def test_numbers_without_what_they_measure_are_asked_about(engine: Engine) -> None:

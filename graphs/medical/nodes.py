@@ -248,6 +248,15 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
             note += " " + kn.message("med_still_answering", lang)
         notes.append(note)
         said = SlotExtraction((), profile.get("subject", "self"), said.rejected, ())
+    elif (
+        profile.get("subject", "self") != "self"
+        and said.subject == "self"
+        and said.items
+        and questions.tells_of_speaker((state.get("message") or {}).get("text") or "")
+    ):  # the carer's own ("내가 당뇨가 있어서"): not the cared-for person's
+        current = _relation_label(profile["subject"], lang)
+        notes.append(kn.message("med_speaker_not_stored", lang, current=current))
+        said = SlotExtraction((), profile["subject"], said.rejected, ())
     profile, changed = memory.remember(
         profile, said, at=now, input_id=(state.get("message") or {}).get("id")
     )

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import cache
 
 from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem, normalise
 from graphs.medical import clauses
 from knowledge.medical_bands import load_medical_bands
+from knowledge.medical_lexicon import load_medical_lexicon
 
 # Sentences: ends of sentences in both languages (a decimal point is no end).
 _BREAK = re.compile(r"(?<=[?!？])\s*|(?<!\d)\.(?!\d)\s*|\n+|(?<=[가-힣][요다죠까])(?=\s)")
@@ -100,6 +102,18 @@ def profile_slots(extractor: SlotExtractor, text: str) -> SlotExtraction:
     if tuple(kept) == said.items and subject == said.subject:
         return said
     return replace(said, items=tuple(kept), subject=subject)
+
+
+@cache
+def _speaker_own() -> re.Pattern[str]:
+    cues = load_medical_lexicon().cues.speaker_own
+    return re.compile("|".join(f"(?:{c})" for c in cues) or r"(?!x)x", re.I)
+
+
+def tells_of_speaker(text: str) -> bool:
+    """The message says outright that what it tells is the speaker's own ("내가 당뇨가 있어서
+    메트포르민 먹거든요"): in a profile kept for someone they care for, not that person's."""
+    return bool(_speaker_own().search(normalise(text or "")))
 
 
 def _normal_temperature(items: list[SlotItem]) -> bool:
