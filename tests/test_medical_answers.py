@@ -290,3 +290,23 @@ async def test_a_message_that_asks_nothing_gets_no_unsure_passage(engine: Engine
     reply = await engine.handle(Inbound(chat_id=CHAT, kind="text", text=said, user_id=5, at=at))
     text = " ".join(m["text"] for m in reply.messages)
     assert "출처:" not in text and "치매" not in text and "확실하지 않은" not in text
+
+
+@pytest.mark.parametrize(
+    ("rejection", "denied"),
+    [
+        ("수면무호흡 아니고요;; 잠이 안 오는 거요", False),
+        ("sleep apnoea? no, not that. I just can't fall asleep", False),
+        # near-miss: a denial of having it is kept
+        ("수면무호흡은 없어요 검사했어요", True),
+    ],
+)
+async def test_setting_the_answers_topic_aside_is_no_denial(
+    engine: Engine, rejection: str, denied: bool
+) -> None:
+    _, first = await _play(engine, ["코를 심하게 골고 자다가 숨이 멈춘대요"])
+    assert any("apnoea" in e or "apnea" in e for e in _entries(first)), _entries(first)
+    _, second = await _play(engine, [rejection], later=10)
+    items = (second.get("profile") or {}).get("items") or []
+    said_not = {i["name"] for i in items if i.get("status") == "denied" or i.get("negated")}
+    assert ("sleep apnea" in said_not) is denied, items

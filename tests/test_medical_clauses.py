@@ -72,6 +72,8 @@ def test_a_question_stores_only_what_it_tells(extractor, text, expected) -> None
         ("이부프로펜은 임신중엔 안된다고 들어서 그건 안먹었어요", []),
         ("스타틴이 근육통 생긴다고 들었어요", []),
         ("I heard statins cause muscle pain", []),
+        ("무릎 아파서 진통제 물어본건데요", [("joint pain", "")]),
+        ("I was asking about paracetamol", []),
         # near-misses: the statement beside it is kept; "when" is no supposition
         ("머리아파서 타이레놀 먹어도 되나요?", [("headache", "")]),
         ("의사가 당뇨라고 했어요", [("diabetes", "")]),

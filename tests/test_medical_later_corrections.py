@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.engine import Engine
 from tests.test_medical import STAFF, buttons, command, pressed, said, texts
 
@@ -34,6 +36,36 @@ async def test_an_english_correction_names_the_wrong_value_too(engine: Engine) -
     rows = json.loads(export.documents[0].content)
     vitals = next(r for r in rows if r["domain"] == "medical")["profile"]["vitals"]
     assert (vitals["bp_sys"], vitals["bp_dia"]) == (130, 85)
+
+
+@pytest.mark.parametrize(
+    ("first", "fix", "key", "value"),
+    [
+        (
+            "요즘 집에서 혈압 재는데 오늘아침 168에 94 나왔어요 이거 높은건가요??",
+            "아 잘못봤어요 168이 아니라 148이요 148에 94.",
+            "bp_sys",
+            148,
+        ),
+        (
+            "My last blood test said my eGFR was 38.",
+            "Oh dear, I misread the letter - it was 48, not 38.",
+            "egfr",
+            48,
+        ),
+    ],
+)
+async def test_a_correction_as_people_write_it_replaces_the_reading(
+    engine: Engine, first: str, fix: str, key: str, value: float
+) -> None:
+    await engine.handle(command("start", "medical"))
+    await engine.handle(said(first))
+    await engine.handle(said(fix, hours=0.1))
+    export = await engine.handle(command("export", "json", user_id=STAFF, hours=0.2))
+    rows = json.loads(export.documents[0].content)
+    profile = next(r for r in rows if r["domain"] == "medical")["profile"]
+    readings = {**profile["vitals"], **profile.get("labs", {})}
+    assert readings.get(key) == value, readings
 
 
 async def test_a_reading_said_wrong_without_a_new_value_is_not_used(engine: Engine) -> None:

@@ -16,7 +16,8 @@ from typing import Any
 from graphs.common.slots import SlotExtraction, SlotExtractor
 from graphs.medical import clauses
 
-_PAIR = re.compile(r"(?<![\d.])(\d{2,3})\s*/\s*(\d{2,3})(?![\d.])")
+# a blood pressure as written: "148/94", "148에 94", "148 over 94"
+_PAIR = re.compile(r"(?<![\d.])(\d{2,3})\s*(?:/|에|over)\s*(\d{2,3})(?!\d|\.\d)", re.I)
 _NUMBER = re.compile(r"(?<![\d./])\d{1,3}(?:\.\d)?(?![\d/])")
 _READINGS = ("vitals", "labs")
 # After a number: not the new value but a count, an age, a change or the old value ("4살이라니까요",

@@ -174,6 +174,8 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
         profile = memory.withdraw(profile, withdrawn)
         notes.append(kn.message("med_correction_withdrawn", lang))
     retried = rejection.retry(state, question, said) if question else None
+    if retried is not None:  # "수면무호흡 아니고요": the answer's topic set aside, not a denial
+        said = rejection.without_topics_set_aside(said, text)
     return {
         "profile": profile,
         "pending": pending,

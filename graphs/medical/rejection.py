@@ -4,10 +4,11 @@ and their topic, so that the same wrong answer never comes twice."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from typing import Any
 
-from graphs.common.slots import SlotExtraction
+from graphs.common.slots import SlotExtraction, normalise
 from graphs.medical import about
 from knowledge.medical_answering import load_answering
 from knowledge.medical_corpus import load_medical_corpus
@@ -74,3 +75,16 @@ def still_excluded(state: dict[str, Any], question: str) -> list[str]:
     if question and _named(question):
         return []
     return list(state.get("excluded") or [])
+
+
+# "X 아니고요", "X 말고요" right after the name: the topic is set aside, not denied ("X는 없어요",
+# "I don't have X" deny having it and are kept).
+_NOT_THIS_TOPIC = re.compile(r"\s*(?:이|가|은|는|요)?\s*(?:아니|아닌|아녜|말고|말구)")
+
+
+def without_topics_set_aside(said: SlotExtraction, text: str) -> SlotExtraction:
+    """A message rejecting the last answer: the "denials" that only set its topic aside are
+    no denials ("수면무호흡 아니고요;;" said of an answer on sleep apnoea)."""
+    words = normalise(text or "")
+    kept = tuple(i for i in said.items if not (i.negated and _NOT_THIS_TOPIC.match(words, i.end)))
+    return said if kept == said.items else replace(said, items=kept)
