@@ -142,7 +142,10 @@ async def test_an_entry_never_reaches_someone_it_does_not_fit(
     assert not set(served) & never, served
 
 
-FOR_ADULTS = {
+# Texts written for adults (drinking, early pregnancy, adult medicines), whatever their
+# applies_to says, and every entry whose applies_to is for adults only.
+ADULT_VOMITING = {"symptom-nausea-vomiting", "symptom-diarrhoea", "gerd-overview"}
+FOR_ADULTS = ADULT_VOMITING | {
     e.id for e in load_medical_corpus().entries if not {"infant", "child"} & set(e.applies_to.ages)
 }
 
