@@ -142,6 +142,35 @@ async def test_an_entry_never_reaches_someone_it_does_not_fit(
     assert not set(served) & never, served
 
 
+# Texts written for adults (drinking, early pregnancy, adult medicines), whatever their
+# applies_to says, and every entry whose applies_to is for adults only.
+ADULT_VOMITING = {"symptom-nausea-vomiting", "symptom-diarrhoea", "gerd-overview"}
+FOR_ADULTS = ADULT_VOMITING | {
+    e.id for e in load_medical_corpus().entries if not {"infant", "child"} & set(e.applies_to.ages)
+}
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        pytest.param(["3주 된 아기가 자꾸 토해요"], id="a-3-week-old-ko"),
+        pytest.param(["신생아가 토해요"], id="a-newborn-of-unknown-age-ko"),
+        pytest.param(["My 3 week old baby keeps vomiting"], id="a-3-week-old-en"),
+        pytest.param(
+            ["저는 34세 여자예요", "생후 3주 된 아기가 먹고 나면 자꾸 토해요"],
+            id="a-mother-asking-for-her-3-week-old",
+        ),
+    ],
+)
+async def test_a_babys_vomiting_never_gets_an_entry_for_adults(
+    engine: Engine, messages: list[str]
+) -> None:
+    _, values = await _play(engine, messages)
+    served = _entries(values)
+    assert served, "the question was answered"
+    assert not set(served) & FOR_ADULTS, served
+
+
 async def test_a_pregnant_woman_asking_about_medicines_gets_the_pregnancy_entry(
     engine: Engine,
 ) -> None:

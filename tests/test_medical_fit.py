@@ -46,6 +46,89 @@ def test_an_entry_fits_only_whom_it_applies_to(
     assert fits(by_id(entry).applies_to, person, asked_of(question, tags)) is expected
 
 
+BABY_3_WEEKS = Person(age_group="infant")
+TODDLER_2 = Person(age_group="child")
+BOY_5 = Person(sex="male", age_group="child")
+PREGNANT_34 = Person(sex="female", age_group="adult", pregnant=True, held=frozenset({"pregnancy"}))
+MAN_45 = Person(sex="male", age_group="adult")
+WOMAN_80_ON_WARFARIN = Person(
+    sex="female", age_group="older", held=frozenset({"warfarin", "vitamin k antagonist"})
+)
+MAN_NO_DIABETES = Person(sex="male", age_group="adult", denied=frozenset({"diabetes"}))
+WITH_DIABETES = Person(age_group="adult", held=frozenset({"diabetes"}))
+
+VOMITING = ("토해요", ["vomiting"])
+SLEEP = ("잠을 잘 못 자요", ["trouble sleeping"])
+EXERCISE = ("운동은 어떻게 해요?", ["exercise"])
+
+
+@pytest.mark.parametrize(
+    ("entry", "person", "asked", "expected"),
+    [
+        # adult vomiting (drinking, early pregnancy): never a baby or a child
+        ("symptom-nausea-vomiting", BABY_3_WEEKS, VOMITING, False),
+        ("symptom-nausea-vomiting", TODDLER_2, VOMITING, False),
+        ("symptom-nausea-vomiting", BOY_5, VOMITING, False),
+        ("symptom-nausea-vomiting", UNKNOWN, ("3주 된 신생아가 토해요", ["vomiting"]), False),
+        ("symptom-nausea-vomiting", PREGNANT_34, VOMITING, True),
+        ("symptom-nausea-vomiting", MAN_45, VOMITING, True),
+        ("symptom-nausea-vomiting", UNKNOWN, VOMITING, True),  # the adult writing
+        ("child-dehydration", BABY_3_WEEKS, VOMITING, True),
+        ("child-dehydration", MAN_45, VOMITING, False),
+        # adult fever, sleep, dizziness, painkiller texts
+        ("symptom-fever-adults", TODDLER_2, ("열이 나요", ["fever"]), False),
+        ("symptom-fever-adults", BABY_3_WEEKS, ("열이 나요", ["fever"]), False),
+        ("symptom-fever-adults", MAN_45, ("열이 나요", ["fever"]), True),
+        ("child-fever-at-home", TODDLER_2, ("열이 나요", ["fever"]), True),
+        ("medicine-acetaminophen", TODDLER_2, ("해열제요", ["acetaminophen"]), False),
+        ("lifestyle-sleep-habits", BABY_3_WEEKS, SLEEP, False),
+        ("lifestyle-sleep-habits", UNKNOWN, ("우리 애가 잠을 안 자요", []), False),
+        ("lifestyle-sleep-habits", MAN_45, SLEEP, True),
+        ("insomnia-overview", TODDLER_2, SLEEP, False),
+        ("symptom-dizziness", BOY_5, ("어지럽대요", ["dizziness"]), False),
+        ("symptom-dizziness", WOMAN_80_ON_WARFARIN, ("어지러워요", ["dizziness"]), True),
+        ("symptom-headache", BABY_3_WEEKS, ("머리가 아파요", ["headache"]), False),
+        ("symptom-headache", BOY_5, ("머리가 아프대요", ["headache"]), True),
+        # children's cold care is no husband's; the general cough text is anyone's
+        ("child-cough-and-cold", MAN_45, ("기침해요", ["cough"]), False),
+        ("symptom-cough", MAN_45, ("기침해요", ["cough"]), True),
+        ("symptom-cough", BABY_3_WEEKS, ("기침해요", ["cough"]), True),
+        ("emergency-choking", BABY_3_WEEKS, ("목에 걸렸어요", ["choking"]), True),
+        # "when you have diabetes": only for one who has it or asks about it
+        ("lifestyle-exercise-with-diabetes", MAN_NO_DIABETES, EXERCISE, False),
+        ("lifestyle-exercise-with-diabetes", MAN_45, EXERCISE, False),
+        ("lifestyle-exercise-with-diabetes", WITH_DIABETES, EXERCISE, True),
+        (
+            "lifestyle-exercise-with-diabetes",
+            UNKNOWN,
+            ("당뇨 운동", ["diabetes", "exercise"]),
+            True,
+        ),
+        ("lifestyle-diet-diabetes", MAN_NO_DIABETES, ("식단은요?", ["diet"]), False),
+        ("lifestyle-physical-activity-adults", MAN_NO_DIABETES, EXERCISE, True),
+        # pregnancy is no man's; a pregnant woman asking about her baby is still an adult
+        ("pregnancy-morning-sickness", MAN_45, ("입덧은요?", ["pregnancy", "nausea"]), False),
+        ("pregnancy-morning-sickness", PREGNANT_34, VOMITING, True),
+        ("medicine-nsaids", UNKNOWN, ("임신 중인데 아기한테 진통제 괜찮아요?", ["nsaid"]), True),
+        # dementia and older adults' services are no child's; falls are the older adult's
+        ("memory-concerns-and-caregiving", BOY_5, ("기억을 못 해요", ["memory"]), False),
+        ("dementia-overview", BOY_5, ("할머니 치매요", ["dementia"]), False),
+        ("dementia-overview", WOMAN_80_ON_WARFARIN, ("치매요", ["dementia"]), True),
+        ("lifestyle-falls-prevention", MAN_45, ("넘어졌어요", ["falls"]), False),
+        ("lifestyle-falls-prevention", WOMAN_80_ON_WARFARIN, ("넘어졌어요", ["falls"]), True),
+        # warfarin and its INR test: the one taking it, never a child
+        ("test-inr", WOMAN_80_ON_WARFARIN, ("피검사 결과요", []), True),
+        ("test-inr", MAN_45, ("피검사 결과요", []), False),
+        ("medicine-warfarin", BOY_5, ("할머니 약 와파린", ["warfarin"]), False),
+    ],
+)
+def test_each_population_gets_only_the_entries_written_for_it(
+    entry: str, person: Person, asked: tuple[str, list[str]], expected: bool
+) -> None:
+    question, tags = asked
+    assert fits(by_id(entry).applies_to, person, asked_of(question, tags)) is expected
+
+
 @pytest.mark.parametrize(
     ("age", "group"), [(0.2, "infant"), (5, "child"), (17, "child"), (40, "adult"), (72, "older")]
 )

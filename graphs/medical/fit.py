@@ -5,6 +5,8 @@ message speaks of (a mother asking about her child's weight). What is known of t
 group, pregnancy, conditions and medicines held or denied) is read against each entry:
 unknown fits, except an entry only for a population the person writing is not by default
 (pregnancy, infants, children), which needs that population known or named in the question.
+A baby or a child is never served an entry for adults: not when their age group is known, nor
+when it is not but the question is about a baby or a child ("신생아가 토해요").
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ from typing import Any
 
 from graphs.medical import about, memory
 from knowledge.medical_answering import load_answering
-from knowledge.medical_corpus import AppliesTo
+from knowledge.medical_corpus import AGE_GROUPS, AppliesTo
 
 ASSUMED_AGES = frozenset({"adult", "older"})  # the person writing, when nothing says otherwise
+YOUNG = frozenset({"infant", "child"})
+NOT_OF_THE_BABY = frozenset({"pregnancy", "breastfeeding"})  # a mother's question names a baby too
 HELD_SLOTS = ("conditions", "medications", "symptoms")
 
 
@@ -99,11 +103,22 @@ def asked_of(question: str, tags: list[str] | tuple[str, ...]) -> frozenset[str]
     return frozenset(tags) | load_answering().populations_named(question.lower())
 
 
+def age_groups(person: Person, asked: frozenset[str]) -> frozenset[str]:
+    """The age groups the person may be in: their own and those the question names. A baby or
+    a child is only young; one of unknown age is young when the question is about a baby or a
+    child (not a mother's own pregnancy or breastfeeding), else taken for the adult writing."""
+    named = asked & set(AGE_GROUPS)
+    young = named & YOUNG
+    if person.age_group in YOUNG:
+        return frozenset({person.age_group}) | young
+    if person.age_group is None and young and not (asked & NOT_OF_THE_BABY or person.pregnant):
+        return young
+    return (frozenset({person.age_group}) if person.age_group else ASSUMED_AGES) | named
+
+
 def in_ages(ages: tuple[str, ...], person: Person, asked: frozenset[str]) -> bool:
-    """Whether the person's age group (or one the question names) is among `ages`; a person
-    of unknown age is taken for the adult writing."""
-    groups = {person.age_group} if person.age_group else set(ASSUMED_AGES)
-    return bool((groups | asked) & set(ages))
+    """Whether one of the person's age groups (`age_groups`) is among `ages`."""
+    return bool(age_groups(person, asked) & set(ages))
 
 
 def fits(rule: AppliesTo, person: Person, asked: frozenset[str]) -> bool:
