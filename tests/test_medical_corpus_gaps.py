@@ -141,6 +141,52 @@ TOP_ANSWER = [
         ["toddler has spots on his hands and feet and mouth ulcers, is it hand foot and mouth?"],
         "en",
     ),
+    _case(
+        "antidepressants-while-breastfeeding",
+        ["모유수유중인데 우울증약 먹어도 되나요? 졸로푸트 처방받았어요"],
+        "ko",
+    ),
+    _case(
+        "antidepressants-while-breastfeeding",
+        ["can i keep breastfeeding if my doctor starts me on sertraline"],
+        "en",
+    ),
+    _case(
+        "sleep-for-new-parents", ["신생아 밤중수유때문에 잠을 하나도 못자요 ㅠㅠ 너무 피곤"], "ko"
+    ),
+    _case(
+        "sleep-for-new-parents",
+        ["night feeds every 2 hours and i'm a total zombie, how do people get any sleep"],
+        "en",
+    ),
+    _case(
+        "regular-doses-after-a-hypo-or-emergency-visit",
+        ["인슐린 맞는데 오늘 낮에 저혈당 와서 응급실 다녀왔어요 저녁 인슐린 맞아도 되나요"],
+        "ko",
+    ),
+    _case(
+        "regular-doses-after-a-hypo-or-emergency-visit",
+        [
+            "I'm on insulin and had a bad hypo this afternoon, should I still take my evening dose tonight?"
+        ],
+        "en",
+    ),
+    _case(
+        "copd-flare-up-same-day-contact",
+        ["COPD 있는데 요즘 흡입기를 평소보다 훨씬 자주 써요 가래도 초록색이고요"],
+        "ko",
+    ),
+    _case(
+        "copd-flare-up-same-day-contact",
+        ["I have COPD and I'm using my reliever way more than usual, phlegm is green"],
+        "en",
+    ),
+    _case(
+        "home-blood-pressure-targets",
+        ["집에서 재는 혈압은 몇까지가 정상이에요? 목표가 궁금해요"],
+        "ko",
+    ),
+    _case("home-blood-pressure-targets", ["what should my home blood pressure target be?"], "en"),
 ]
 
 
@@ -166,6 +212,16 @@ NOT_FOR_THEM = [
     ),
     _case("warfarin-supplements-and-herbal-products", ["홍삼 먹어도 되나요?"], "not-on-warfarin"),
     _case("over-the-counter-sleep-aids", ["6살 아이가 잠을 안 자요"], "a-child"),
+    _case(
+        "antidepressants-while-breastfeeding",
+        ["저는 50세 남자예요", "우울증약 먹어도 되나요?"],
+        "a-man",
+    ),
+    _case(
+        "regular-doses-after-a-hypo-or-emergency-visit",
+        ["어제 응급실 다녀왔는데 저녁에 비타민 먹어도 되나요?"],
+        "no-insulin-or-blood-thinner",
+    ),
 ]
 
 
