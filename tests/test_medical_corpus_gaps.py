@@ -9,6 +9,8 @@ from datetime import timedelta
 import pytest
 
 from bot.engine import Engine, Inbound
+from graphs.medical.fit import Person, asked_of
+from graphs.medical.leads import led_entries
 from tests.support import NOW
 
 CHAT = 6262
@@ -270,3 +272,25 @@ async def test_an_interaction_leads_and_its_entry_is_not_said_twice(
     first = answer.split("\n\n")[0]
     assert first.startswith("⚠️") and warning in first, answer
     assert entry not in served, served
+
+
+@pytest.mark.parametrize(
+    ("question", "tags", "entry"),
+    [
+        ("I've had a headache since Sunday", ["headache"], "heat-exhaustion-self-care"),
+        ("my blood pressure is 170 and I have a headache", ["headache"], "tension-type-headache"),
+        ("How much should my newborn sleep?", [], "sleep-for-new-parents"),
+        (
+            "Should I get another blood pressure check?",
+            ["blood pressure"],
+            "blood-pressure-high-reading-extra-dose",
+        ),
+        ("I have a blocked nose, what helps?", [], "decongestants-blood-pressure-heart-kidneys"),
+        ("아이가 기침을 해요", ["cough"], "child-croup"),
+    ],
+)
+def test_a_near_description_does_not_lead_to_the_new_entry(
+    question: str, tags: list[str], entry: str
+) -> None:
+    asked = asked_of(question, tags)
+    assert entry not in led_entries(question, asked, Person()), question
