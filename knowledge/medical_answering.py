@@ -62,7 +62,7 @@ class Answering(Strict):
     @field_validator("populations")
     @classmethod
     def known_populations(cls, populations: dict[str, Terms]) -> dict[str, Terms]:
-        unknown = sorted(set(populations) - {"pregnancy", *AGE_GROUPS})
+        unknown = sorted(set(populations) - {"pregnancy", "postpartum", *AGE_GROUPS})
         if unknown:
             raise ValueError(f"unknown populations {unknown}")
         return populations

@@ -176,3 +176,22 @@ def test_a_description_leads_to_its_entry(
 )
 def test_a_near_description_leads_nowhere(question: str, tags: list[str], person: Person) -> None:
     assert led_entries(question, asked_of(question, tags), person) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("I have kidney disease, what painkiller can i take", set()),
+        ("아이고 허리야 진통제 뭐 먹어요", set()),
+        ("딸기 먹고 두드러기가 났어요", set()),
+        ("since the baby was born 5 weeks ago i feel so low", {"infant", "postpartum"}),
+        # near-misses: a child named
+        ("my kid has a fever", {"child"}),
+        ("우리 아이가 열이 나요", {"child"}),
+        ("딸이 기침을 해요", {"child"}),
+    ],
+)
+def test_the_populations_a_question_names(text: str, named: set[str]) -> None:
+    from knowledge.medical_answering import load_answering
+
+    assert set(load_answering().populations_named(text.lower())) == named

@@ -21,7 +21,8 @@ from knowledge.medical_corpus import AGE_GROUPS, AppliesTo
 
 ASSUMED_AGES = frozenset({"adult", "older"})  # the person writing, when nothing says otherwise
 YOUNG = frozenset({"infant", "child"})
-NOT_OF_THE_BABY = frozenset({"pregnancy", "breastfeeding"})  # a mother's question names a baby too
+# a mother's question names a baby too
+NOT_OF_THE_BABY = frozenset({"pregnancy", "breastfeeding", "postpartum"})
 HELD_SLOTS = ("conditions", "medications", "symptoms")
 
 

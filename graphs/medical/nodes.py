@@ -491,11 +491,15 @@ async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dic
     tags = list(dict.fromkeys([*about.tags(concepts), *focus]))
     person = person_of(state, ctx.now)
     asked = asked_of(question, tags)
-    led = leads.led_entries(question, asked, person)  # "when should I call 119?" names no reading
+    # what leads and what touches an interaction is read in the whole message ("인슐린 맞는데
+    # 저혈당 와서 응급실 다녀왔어요. 저녁 인슐린 맞아도 돼요?"), the answer on what it asks
+    told = (state.get("message") or {}).get("text") or ""
+    told = told if question and question in told else question
+    led = leads.led_entries(told, asked, person)  # "when should I call 119?" names no reading
     if not concepts and not focus and not led and about.bare_number(question):
         return {"intent": "clarify", "clarify": "measure", "concepts": [], "k": 0}
     intent = ev.complexity(question, concepts)
-    warned = interactions.touched(question, asked, person)
+    warned = interactions.touched(told, asked, person)
     return {
         "intent": intent,
         "concepts": concepts,
