@@ -19,6 +19,9 @@ from knowledge.loader import Knowledge
 log = logging.getLogger(__name__)
 
 STILL_HOLDS = timedelta(hours=6)  # an alert's level is repeated before answers this long
+# After a 119-now alert the person may be waiting for the ambulance in the chat: for this long a
+# health message that raises nothing new gets the first-aid steps instead of the general corpus.
+FIRST_AID_HOLDS = timedelta(hours=2)
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,44 @@ class SafetyDesk:
             if level in fresh:
                 return self.knowledge.message(f"level_still_{level}", lang)
         return None
+
+    def waiting_for_help(self, recent: Recent | None, now: datetime) -> list[tuple[str, str]]:
+        """The first-aid groups of the 119-now rules raised within FIRST_AID_HOLDS, most urgent
+        first and each once, with when the first of its rules was raised (ISO time)."""
+        if recent is None:
+            return []
+        waiting: dict[str, str] = {}
+        for rule in self.checker.rules.rules:
+            at = recent.raised.get(rule.code)
+            if rule.first_aid is None or at is None or now - _aware(at, now) > FIRST_AID_HOLDS:
+                continue
+            if rule.first_aid not in waiting or at < waiting[rule.first_aid]:
+                waiting[rule.first_aid] = at
+        return list(waiting.items())
+
+    def first_aid(self, groups: list[str], lang: str) -> list[str]:
+        """Each group's steps under its title, with the line naming their source."""
+        kn, texts = self.knowledge, []
+        for name in groups:
+            group = self.checker.rules.first_aid[name]
+            lines = [kn.message("first_aid_header", lang, title=group.title.get(lang))]
+            lines += [f"• {step.get(lang)}" for step in group.steps]
+            source = group.source
+            lines.append(kn.message("first_aid_source", lang, name=source.name, url=source.url))
+            texts.append("\n".join(lines))
+        return texts
+
+    def sources(self, groups: list[str]) -> list[str]:
+        """The names of the groups' sources, each once (what a summary cites)."""
+        return list(dict.fromkeys(self.checker.rules.first_aid[g].source.name for g in groups))
+
+    def title(self, group: str, lang: str) -> str:
+        """A first-aid group's situation in plain words ("signs of a stroke")."""
+        return self.checker.rules.first_aid[group].title.get(lang)
+
+    def asks(self, text: str, term: str) -> bool:
+        """A clause of `text` holds the term (a cue such as asks_give)."""
+        return any(term in terms for terms, _ in self.checker.read(text).clauses)
 
     def assess(self, text: str, recent: Recent, at: datetime) -> list[SafetyHit]:
         """The rules that fire on `text` with the chat's last day (`recent`, updated with this
@@ -129,3 +170,9 @@ class SafetyDesk:
         # Staff learn which rule fired, when and in which chat; the words stay in the records.
         notice = self.checker.notice(hits, lang, chat=chat_id, when=at.strftime("%Y-%m-%d %H:%M"))
         return [Notice(admin, notice) for admin in sorted(self.admins)]
+
+
+def _aware(iso: str, now: datetime) -> datetime:
+    """An ISO time as a datetime comparable with `now` (a naive one is taken in its zone)."""
+    at = datetime.fromisoformat(iso)
+    return at.replace(tzinfo=now.tzinfo) if at.tzinfo is None else at

@@ -172,6 +172,7 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         handling = HANDLING.get()
         if handling is not None:
             handling.safety = recent
+        reply.help_coming = bool(self.safety.waiting_for_help(recent, inbound.at))
         reply.alerts = self.safety.assess(self._said(inbound), recent, inbound.at)
         if reply.alerts:  # what to do now comes before anything else
             reply.add(self.safety.reply(reply.alerts, reply.lang))

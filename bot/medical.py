@@ -19,7 +19,7 @@ from db import medical_repo, repo
 from graphs.common.context import Context
 from graphs.common.text import detect_lang
 from graphs.medical import memory, records
-from graphs.medical.nodes import extractor
+from graphs.medical.nodes import RED_FLAG, WHILE_WAITING, extractor
 from graphs.medical.standing import profile_terms
 
 log = logging.getLogger("bot.engine")
@@ -188,8 +188,23 @@ class MedicalSteps:
         if inbound.input_id and before.get("last_input_id") == inbound.input_id:
             await self._medical_replay(inbound, reply, profile.id, before)
             return
-        if any(hit.now for hit in reply.alerts) or reply.level_again:
-            message["urgent"] = True  # what to do now (or the level, again) is the answer
+        recent = getattr(HANDLING.get(), "safety", None)
+        # The ambulance may be on its way: what to do meanwhile, not the general corpus (also
+        # after a 119-now alert said again while waiting: "it's hard to breathe, sit or lie?").
+        waiting = []
+        if (
+            inbound.kind == "text"
+            and reply.help_coming
+            and all(hit.category == "medical" for hit in reply.alerts)
+        ):
+            waiting = self.safety.waiting_for_help(recent, inbound.at)
+        if any(hit.now for hit in reply.alerts):  # what to do now came first: no answer
+            message["urgent"] = RED_FLAG
+        elif waiting:
+            message["urgent"] = WHILE_WAITING
+            message["sources"] = self.safety.sources([group for group, _ in waiting])
+        elif reply.level_again:  # "can I wait?": the level, again, is the answer
+            message["urgent"] = RED_FLAG
         context = self._medical_context(inbound, reply.lang)
         result = await self.medical_graph.ainvoke(
             {"message": message},
@@ -203,8 +218,11 @@ class MedicalSteps:
             nothing = kn.message("med_no_answer", lang)
             outbox = [{**m, "text": m["text"].replace(nothing, "").strip()} for m in outbox]
             outbox = [m for m in outbox if m["text"] or m.get("choices")]
-        if not reply.alerts and not reply.level_again and outbox:
-            recent = getattr(HANDLING.get(), "safety", None)
+        if waiting:
+            reply.messages += self._while_help_comes(
+                waiting, message["text"], result, reply, context.now
+            )
+        elif not reply.alerts and not reply.level_again and outbox:
             still = self.safety.level_still(recent, inbound.at, lang)
             if still:  # a red flag of the last hours: no answer may seem to undercut it
                 reply.add(still)
@@ -215,6 +233,36 @@ class MedicalSteps:
         await self._write_profile(profile.id, result, context.now)
         self._keep_profile_terms(result.get("profile"), context.now)
         failpoints.reach("after_records")
+
+    def _while_help_comes(
+        self,
+        waiting: list[tuple[str, str]],
+        text: str,
+        result: dict[str, Any],
+        reply: Reply,
+        now: datetime,
+    ) -> list[dict[str, Any]]:
+        """After a 119-now alert: the level (unless just said again), the steps of each group
+        raised, and when asked, what not to give and what to tell the crew."""
+        kn, lang, desk = self.knowledge, reply.lang, self.safety
+        said_again = reply.level_again or reply.alerts  # the level was just said
+        texts = [] if said_again else [kn.message("level_still_waiting", lang)]
+        texts += desk.first_aid([group for group, _ in waiting], lang)
+        said = extractor().extract(text)
+        if desk.asks(text, "asks_give") or any(i.slot == "medications" for i in said.items):
+            texts.append(kn.message("first_aid_gives", lang))
+        if desk.asks(text, "asks_handover"):
+            happened = [(desk.title(group, lang), self._clock_time(at)) for group, at in waiting]
+            profile = result.get("profile") or memory.new_profile()
+            texts.append(records.handover_text(kn, profile, happened, lang, now))
+        return [{"text": t, "choices": []} for t in texts]
+
+    def _clock_time(self, iso: str) -> str:
+        """An ISO time as the chat's clock shows it ("14:05")."""
+        at = datetime.fromisoformat(iso)
+        if at.tzinfo is None:
+            at = at.replace(tzinfo=self.settings.zone)
+        return at.astimezone(self.settings.zone).strftime("%H:%M")
 
     def _keep_profile_terms(self, profile: dict[str, Any] | None, now: Any) -> None:
         """What the profile now stands for in the safety rules, kept with the chat's safety

@@ -395,6 +395,7 @@ class SafetyRule(Strict):
     unless: list[str] = []  # guard names
     not_with: list[str] = []  # terms whose presence (here, earlier or standing) stops the rule
     advice: Text | None = None  # a line of its own after the category's reply
+    first_aid: str | None = None  # a 119-now rule: its group of steps while help comes
     why: str = ""  # for editors: the line this rule draws
 
 
@@ -409,6 +410,26 @@ class ProfileTerm(Strict):
     age_max: float | None = None
 
 
+class Source(Strict):
+    """Where a text's advice comes from: a name and a public address."""
+
+    name: str = Field(min_length=1)
+    url: str = Field(pattern=r"^https://\S+$")
+
+
+class FirstAidGroup(Strict):
+    """What to do, and not do, while waiting for the ambulance after a 119-now alert: a title
+    in plain words (also what a handover says happened), a few short steps and their source."""
+
+    title: Text
+    steps: list[Text] = Field(min_length=3, max_length=5)
+    source: Source
+
+
+# The terms that read a question asked while help comes (safety.yaml `terms`).
+FIRST_AID_CUES = ("asks_give", "asks_handover")
+
+
 class SafetyRules(Strict):
     """safety.yaml: the pre-check run on every message, most urgent rule first."""
 
@@ -420,6 +441,7 @@ class SafetyRules(Strict):
     staff_notice: Text
     carry: list[str] = []  # signs that count with the next messages for a day
     profile_terms: dict[str, ProfileTerm] = {}  # terms a health profile stands for
+    first_aid: dict[str, FirstAidGroup] = {}  # steps while help comes, by group
     rules: list[SafetyRule] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -464,7 +486,31 @@ class SafetyRules(Strict):
         for number, line in self.hotlines.items():
             if number not in line.ko or number not in line.en:
                 raise ValueError(f"hotlines.{number}: the line must name the number")
+        self._first_aid_complete()
         return self
+
+    def _first_aid_complete(self) -> None:
+        """Every 119-now rule names a group that exists, only those rules name one, every
+        group is used, and the cues that read questions asked while help comes are terms."""
+        used: set[str] = set()
+        for rule in self.rules:
+            where = f"rules.{rule.code}.first_aid"
+            if rule.category != "medical":
+                if rule.first_aid is not None:
+                    raise ValueError(f"{where}: only a 119-now (medical) rule has first aid")
+                continue
+            if rule.first_aid is None:
+                raise ValueError(f"{where}: a 119-now rule needs a first-aid group")
+            if rule.first_aid not in self.first_aid:
+                raise ValueError(f"{where}: unknown group {rule.first_aid!r}")
+            used.add(rule.first_aid)
+        for name in self.first_aid:
+            if name not in used:
+                raise ValueError(f"first_aid.{name}: no rule uses this group")
+        if self.first_aid:
+            for name in FIRST_AID_CUES:
+                if name not in self.terms:
+                    raise ValueError(f"terms: missing {name!r} (first aid reads it)")
 
 
 # --- Intents (what a message is when it is not an answer) ------------------------------------

@@ -50,6 +50,10 @@ CACHE_SIMILARITY = 0.85  # a new question this close to a cached one may reuse i
 CACHE_KEPT = 20  # verified answers kept per person
 ASKED_KEPT = 50
 RETURN_GAP_HOURS = 6.0  # a message after this long is a return: stale items are asked about
+# `message["urgent"]` holds the answer back: on the message that raised a 119-now alert
+# (RED_FLAG), and on a question asked while help comes (WHILE_WAITING), which the caller answers
+# with first aid. Either way the message is still read into the profile.
+RED_FLAG, WHILE_WAITING = "red_flag", "while_waiting"
 CONTEXT_BUDGET = 1200  # tokens (≈ words, or Korean syllables / 2) of profile and passages
 YES, NO = "m:yes", "m:no"
 
@@ -149,7 +153,8 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
     pending, deferred = state.get("pending"), state.get("deferred")
     text = (message.get("text") or "").strip() if message.get("kind") == "text" else ""
     notes: list[str] = []
-    # A message that raised a red flag is recorded, not answered: what to do now came first.
+    # A message that raised a red flag, or asked while help comes, is recorded, not answered:
+    # what to do now is the caller's reply.
     question = "" if message.get("urgent") else text
     if pending:
         verdict = _verdict(kn, message, lang)
@@ -662,6 +667,8 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
             lines = [kn.message("med_about_bot", lang)]  # "are you a doctor?"
         elif state.get("notes") or state.get("confirm"):
             lines = []  # what was noted (or asked) is the reply
+        elif (state.get("message") or {}).get("urgent"):
+            lines = []  # what to do now is the caller's reply: no "ask me anything" after it
         elif state.get("last_seen"):  # the introduction once; a short prompt after it
             lines = [kn.message("med_prompt", lang)]
         else:
@@ -1008,16 +1015,18 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
     profile = state.get("profile") or memory.new_profile()
     message = state.get("message") or {}
     if message.get("urgent") and message.get("text"):
-        # The words that raised a red flag: staff read them in the summary and the export.
+        # The words that raised a red flag, or a question asked while help comes (answered by
+        # the caller with first aid, whose sources it gives): staff read them in the summary.
+        waiting = message["urgent"] == WHILE_WAITING
         asked.append(
             {
                 "q": message["text"][:500],
-                "sources": [],
-                "answered": False,
+                "sources": list(message.get("sources") or []) if waiting else [],
+                "answered": waiting,
                 "uncertainty": 1.0,
                 "cached": False,
                 "retrievals": 0,
-                "intent": "red_flag",
+                "intent": WHILE_WAITING if waiting else RED_FLAG,
                 "urgent": True,
                 "input_id": message.get("id"),
                 "at": now.isoformat(timespec="seconds"),
@@ -1064,7 +1073,7 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
                     "entries": answer.get("entries") or [],
                 }
             )
-    if not outbox:
+    if not outbox and not message.get("urgent"):  # what to do now is the caller's reply
         outbox.append({"text": ctx.knowledge.message("med_thanks", ctx.lang), "choices": []})
     last_entries = state.get("last_entries") or []
     if answer.get("answered"):  # what a rejection in the next message would drop

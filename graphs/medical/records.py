@@ -4,12 +4,15 @@ items as the records store them, and the recent words a red flag can build up fr
 from __future__ import annotations
 
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from graphs.medical import memory
 from graphs.medical.nodes import _label, _relation_label, _said_text, _with_details
 from knowledge.loader import Knowledge
+from knowledge.medical_lexicon import load_medical_lexicon
 
+ALLERGY_TITLE = ("알레르기", "Allergies")
 SLOT_TITLES = {
     "demographics": ("기본 정보", "About"),
     "conditions": ("질환", "Conditions"),
@@ -81,6 +84,76 @@ def removable(profile: dict[str, Any], lang: str) -> list[dict[str, str]]:
     return buttons[:20]
 
 
+def profile_lines(
+    profile: dict[str, Any], lang: str, now: datetime, *, allergies: bool = False
+) -> list[str]:
+    """One line per slot of what the profile holds (current items, then past ones), as the
+    summary lists them; `allergies`: the allergies on a line of their own (a handover)."""
+    ko = lang == "ko"
+    lines = []
+    for slot, (title_ko, title_en) in SLOT_TITLES.items():
+        rows = [
+            i
+            for i in profile.get("items", [])
+            if i["slot"] == slot
+            and i["name"] not in memory.PAIRS.values()
+            and not (i["unsure"] and not i.get("confirmed"))
+        ]
+        groups = [((title_ko, title_en), rows)]
+        if allergies and slot == "conditions":
+            allergic = [i for i in rows if _is_allergy(i)]
+            groups = [
+                ((title_ko, title_en), [i for i in rows if not _is_allergy(i)]),
+                (ALLERGY_TITLE, allergic),
+            ]
+        for (title_ko, title_en), group in groups:
+            title = title_ko if ko else title_en
+            current = [i for i in group if i["status"] == "current"]
+            past = [i for i in group if i["status"] == "past"]
+            if current:
+                said = ", ".join(
+                    _said_text(i, profile, lang)
+                    + ("" if memory.is_current(i, now) else (" (오래됨)" if ko else " (old)"))
+                    for i in current
+                )
+                lines.append(f"{title}: {said}")
+            if past:
+                lines.append(
+                    f"{title} ({'과거' if ko else 'past'}): "
+                    + ", ".join(_label(i, lang) for i in past)
+                )
+    return lines
+
+
+def _is_allergy(item: dict[str, Any]) -> bool:
+    return item["slot"] == "conditions" and item["name"] in _allergy_names()
+
+
+@lru_cache(maxsize=1)
+def _allergy_names() -> frozenset[str]:
+    return frozenset(c.name for c in load_medical_lexicon().conditions if c.kind == "allergy")
+
+
+def handover_text(
+    kn: Knowledge,
+    profile: dict[str, Any],
+    happened: list[tuple[str, str]],
+    lang: str,
+    now: datetime,
+) -> str:
+    """What to tell the ambulance crew: what happened (in plain words) and when it was told,
+    whom it is about, then the profile as the summary lists it, allergies apart."""
+    lines = [kn.message("handover_header", lang)]
+    lines += [kn.message("handover_what", lang, what=what, at=at) for what, at in happened]
+    if profile.get("subject", "self") != "self":
+        lines.append(
+            kn.message("med_profile_for", lang, who=_relation_label(profile["subject"], lang))
+        )
+    lines += [f"• {line}" for line in profile_lines(profile, lang, now, allergies=True)]
+    lines.append(kn.message("handover_also", lang))
+    return "\n".join(lines)
+
+
 def summary_text(
     kn: Knowledge,
     values: dict[str, Any],
@@ -107,28 +180,7 @@ def summary_text(
             ("방문 이유(첫 질문): " if ko else "Reason for contact (first question): ")
             + asked[0]["q"]
         )
-    for slot, (title_ko, title_en) in SLOT_TITLES.items():
-        rows = [
-            i
-            for i in profile.get("items", [])
-            if i["slot"] == slot
-            and i["name"] not in memory.PAIRS.values()
-            and not (i["unsure"] and not i.get("confirmed"))
-        ]
-        current = [i for i in rows if i["status"] == "current"]
-        past = [i for i in rows if i["status"] == "past"]
-        if current:
-            said = ", ".join(
-                _said_text(i, profile, lang)
-                + ("" if memory.is_current(i, now) else (" (오래됨)" if ko else " (old)"))
-                for i in current
-            )
-            lines.append(f"{title_ko if ko else title_en}: {said}")
-        if past:
-            lines.append(
-                f"{title_ko if ko else title_en} ({'과거' if ko else 'past'}): "
-                + ", ".join(_label(i, lang) for i in past)
-            )
+    lines += profile_lines(profile, lang, now)
     family = [i for i in profile.get("items", []) if i["status"] == "family"]
     if family:
         lines.append(
@@ -142,7 +194,7 @@ def summary_text(
     if asked:
         lines.append("질문과 답변 출처:" if ko else "Questions and the sources of the answers:")
         for q in asked[-10:]:
-            if q.get("urgent"):  # the words of a red flag, answered with what to do now
+            if q.get("urgent") and not q.get("answered"):  # a red flag's words: what to do now
                 lines.append(f"• ⚠️ {q['q'][:120]}")
                 continue
             sources = (
