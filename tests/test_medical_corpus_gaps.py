@@ -213,7 +213,11 @@ NOT_FOR_THEM = [
         "an-adult",
     ),
     _case("warfarin-supplements-and-herbal-products", ["홍삼 먹어도 되나요?"], "not-on-warfarin"),
-    _case("over-the-counter-sleep-aids", ["6살 아이가 잠을 안 자요"], "a-child"),
+    _case(
+        "over-the-counter-sleep-aids",
+        ["6살 아이가 밤에 기침을 해서 잠을 못 자요 어떻게 해줘야 해요?"],
+        "a-child",
+    ),
     _case(
         "antidepressants-while-breastfeeding",
         ["저는 50세 남자예요", "우울증약 먹어도 되나요?"],
