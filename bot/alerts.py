@@ -51,7 +51,7 @@ class SafetyDesk:
             return None
         levels = ("medical", "medical_today", "medical_days")
         categories = {r.code: r.category for r in self.checker.rules.rules}
-        raised = {categories.get(code) for code in recent.raised}
+        raised = {categories.get(code) for code in recent.raised if recent.holds(code)}
         level = next((c for c in levels if c in raised), None)
         return self.knowledge.message(f"urgency_again_{level}", lang) if level else None
 
@@ -64,7 +64,7 @@ class SafetyDesk:
         fresh = {
             categories.get(code)
             for code, at in recent.raised.items()
-            if now - datetime.fromisoformat(at) <= STILL_HOLDS
+            if now - datetime.fromisoformat(at) <= STILL_HOLDS and recent.holds(code)
         }
         for level in ("medical", "medical_today"):
             if level in fresh:
@@ -80,6 +80,8 @@ class SafetyDesk:
         for rule in self.checker.rules.rules:
             at = recent.raised.get(rule.code)
             if rule.first_aid is None or at is None or now - _aware(at, now) > FIRST_AID_HOLDS:
+                continue
+            if not recent.holds(rule.code):  # help has come since: no more waiting steps
                 continue
             if rule.first_aid not in waiting or at < waiting[rule.first_aid]:
                 waiting[rule.first_aid] = at
@@ -118,13 +120,16 @@ class SafetyDesk:
         hits = self.checker.check_trace(trace, earlier=recent.earlier(), standing=recent.standing)
         hits = self._no_lower_level(recent.fresh(hits), recent)
         recent.note(trace, hits, self.checker.carry, at)
+        if not hits and any("in_care" in terms for terms, _ in trace.clauses):
+            recent.settle(at)  # "응급실 도착했어요", "not an emergency": the alerts stand down
         return hits
 
     def _no_lower_level(self, hits: list[SafetyHit], recent: Recent) -> list[SafetyHit]:
         """A be-seen-today or within-days alert is not raised beside or after (within the
         day) a more urgent medical one: it would read as the danger lessening."""
         categories = {r.code: r.category for r in self.checker.rules.rules}
-        levels = {categories.get(code) for code in recent.raised} | {h.category for h in hits}
+        levels = {categories.get(code) for code in recent.raised if recent.holds(code)}
+        levels |= {h.category for h in hits}
         order = ("medical", "medical_today", "medical_days")
         top = next((i for i, level in enumerate(order) if level in levels), None)
         if top is None:

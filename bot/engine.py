@@ -173,9 +173,12 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         if handling is not None:
             handling.safety = recent
         reply.help_coming = bool(self.safety.waiting_for_help(recent, inbound.at))
+        holding = self.safety.level_still(recent, inbound.at, reply.lang) is not None
         reply.alerts = self.safety.assess(self._said(inbound), recent, inbound.at)
         if reply.alerts:  # what to do now comes before anything else
             reply.add(self.safety.reply(reply.alerts, reply.lang))
+        elif holding and recent.settled == inbound.at.isoformat():
+            reply.add(self.knowledge.message("help_arrived", reply.lang))  # the crew has them
         elif again := self.safety.urgency_again(self._said(inbound), recent, reply.lang):
             reply.add(again)  # "can I wait?" after a red flag: the level, first
             reply.level_again = True

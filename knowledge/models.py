@@ -427,7 +427,7 @@ class FirstAidGroup(Strict):
 
 
 # The terms that read a question asked while help comes (safety.yaml `terms`).
-FIRST_AID_CUES = ("asks_give", "asks_handover")
+FIRST_AID_CUES = ("asks_give", "asks_handover", "in_care")
 
 
 class SafetyRules(Strict):

@@ -161,3 +161,27 @@ def test_a_119_now_rule_without_a_group_does_not_load() -> None:
     stroke["first_aid"] = "no_such_group"
     with pytest.raises(ValueError, match="unknown group"):
         SafetyRules.model_validate(data)
+
+
+@pytest.mark.parametrize(
+    ("arrived", "stands_down"),
+    [
+        ("응급실 도착했어요", True),
+        ("병원이라니까요 119 그만 얘기하세요", True),
+        ("we're at the hospital now, they took him in", True),
+        ("응급상황 아니에요!! 저는 괜찮아요", True),
+        # near-misses: asking whether to go, or on the way
+        ("병원에 가야돼요?", False),
+        ("구급차 기다리는 중이에요", False),
+    ],
+)
+async def test_once_help_has_come_the_alert_stands_down(
+    engine: Engine, arrived: str, stands_down: bool
+) -> None:
+    await engine.use_domain(CHAT, "medical")
+    await engine.handle(said("아빠가 갑자기 말이 어눌하고 오른팔에 힘이 없어요"))
+    told = await engine.handle(said(arrived, hours=0.3))
+    assert ("다행이에요" in texts(told) or "glad" in texts(told)) is stands_down
+    later = await engine.handle(said("혈압약은 계속 드셔도 되나요?", hours=0.5))
+    held = "구급차를 기다리는 동안" in texts(later) or "119" in texts(later)
+    assert held is not stands_down, texts(later)

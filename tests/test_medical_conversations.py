@@ -123,7 +123,7 @@ def _red_flags_fire_on_their_turns_and_near_misses_stay_quiet(played) -> None:
 def _every_answer_is_sourced_or_says_it_found_nothing(played) -> None:
     for conv in CONVERSATIONS:
         for text in played["replies"][conv["id"]]:
-            for line in text.split("\n\n"):
+            for line in text.split("\n"):  # a source is a line of its own (first aid's too)
                 assert "출처:" not in line or line.startswith("출처:")
     answered = sum(
         1

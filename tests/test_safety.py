@@ -15,6 +15,36 @@ from knowledge.loader import FILES, KNOWLEDGE_DIR, Knowledge, KnowledgeError, lo
 
 # Every rule: messages that must fire it, as people write them (Korean and English).
 FIRES: dict[str, list[str]] = {
+    "DIABETIC_FOOT": [
+        "당뇨 있는데 발가락 상처가 2주째 안낫고 고름이 나요",
+        "당뇨병 환자인데 발바닥 물집이 빨갛게 부었어요",
+        "i'm diabetic and the sore on my toe has pus",
+        "diabetes here, blister on my heel is red and swollen and not healing",
+    ],
+    "CLOT_IN_THE_LUNG": [
+        "왼쪽 종아리가 이틀째 붓고 아픈데 아까부터 숨이 차요",
+        "오른쪽 다리가 퉁퉁 붓고 뜨끈한데 가슴이 아파요",
+        "my left calf is swollen and sore and now i'm short of breath",
+        "right leg swollen and tender, and now my chest hurts when i breathe in",
+    ],
+    "CLOT_IN_THE_LEG": [
+        "왼쪽 종아리만 이틀째 붓고 아파요",
+        "한쪽 다리가 빨갛게 부었어요 만지면 따뜻해요",
+        "my left calf has been swollen and sore for 2 days",
+        "his right leg is red and warm and painful",
+    ],
+    "PREGNANCY_KIDNEY_INFECTION": [
+        "임신 22주인데 열이 38.4도고 오른쪽 옆구리가 아파요",
+        "임신 중인데 열나고 소변볼때 따끔해요",
+        "24 weeks pregnant with a fever and pain in my side",
+        "i'm pregnant, have chills and my flank hurts a lot",
+    ],
+    "PREGNANCY_URINE_INFECTION": [
+        "임신 22주예요 3일전부터 소변볼때 따끔하고 자꾸 마려워요",
+        "임산부인데 오줌 눌때 화끈거려요",
+        "i'm 20 weeks pregnant and it burns when i pee",
+        "pregnant and painful urination since yesterday",
+    ],
     "WEAPON_THREAT": [
         "남편이 지금 칼 들고 죽인다고 해요",
         "남편이 지금 칼을 들고 위협해요",
@@ -92,6 +122,8 @@ FIRES: dict[str, list[str]] = {
         "i overdosed",
     ],
     "CHEST_PAIN": [
+        "시멘트포대 날랐더니 가슴이 뻐근하네 쉬면 좀 낫다가 지금 30분째 답답한데",
+        "chest has felt tight for 20 minutes now",
         "가슴이 너무 아프고 식은땀이 나요",
         "가슴이 조이고 왼쪽 팔이 저려요",
         "아빠가 가슴 통증이랑 숨이 차대요",
@@ -173,6 +205,7 @@ FIRES: dict[str, list[str]] = {
         "can't keep anything down and my eyes look sunken",
     ],
     "SUICIDE": [
+        "요즘은 그냥 다 정리하고 싶다는 생각만 들어요 제가 없어지면 다들 편할것같고",
         "너무 힘들어서 죽고 싶어요",
         "그냥 다 끝내고 싶어요 살기 싫어",
         "죽고싶어요",
@@ -230,6 +263,7 @@ FIRES: dict[str, list[str]] = {
         "my glucometer reads LO",
     ],
     "INFANT_UNWELL": [
+        "10개월 애가 열이 39도인데 축처져서 잘 안깨요",
         "태어난지 40일 된 아기가 축 처져서 깨워도 잘 안 깨요",
         "my 5 week old is floppy and hard to wake",
         "우리 아기 7주 됐는데 축 늘어져 있어요",
@@ -332,6 +366,7 @@ FIRES: dict[str, list[str]] = {
         "dark urine and I keep vomiting",
     ],
     "THUNDERCLAP_HEADACHE": [
+        "열이 39도인데 빨간 점이 생겼어요 컵으로 눌러봤는데 안없어져요",
         "태어나서 이렇게 머리 아픈거 처음이에요 몇초만에 확 아파졌어요",
         "두통이 심하고 목이 뻣뻣하고 불빛이 너무 눈부셔요",
         "worst headache of my life, came on in seconds",
@@ -377,6 +412,31 @@ FIRES: dict[str, list[str]] = {
 
 # Every rule: near-misses that must not fire it.
 NEAR_MISSES: dict[str, list[str]] = {
+    "DIABETIC_FOOT": [
+        "발가락 상처가 좀 났어요 당뇨는 없어요",
+        "당뇨 있는데 발 관리는 어떻게 해요?",
+        "i have diabetes, small cut on my finger",
+    ],
+    "CLOT_IN_THE_LUNG": [
+        "양쪽 다리가 저녁이면 좀 부어요",
+        "계단 오르면 숨이 차요 다리는 괜찮아요",
+        "both my ankles swell a bit in the evening",
+    ],
+    "CLOT_IN_THE_LEG": [
+        "양쪽 발목이 저녁이면 살짝 부어요",
+        "다리가 좀 저려요",
+        "both legs ache after the hike",
+    ],
+    "PREGNANCY_KIDNEY_INFECTION": [
+        "임신 22주인데 허리가 좀 아파요",
+        "열이 나고 옆구리가 아파요 임신은 아니에요",
+        "i'm pregnant and my back aches a bit, no fever",
+    ],
+    "PREGNANCY_URINE_INFECTION": [
+        "소변볼때 따끔해요",
+        "임신 중인데 소변이 자주 마려워요",
+        "it burns when i pee, i'm not pregnant",
+    ],
     "WEAPON_THREAT": [
         "흉기 폭행 재판 중이에요",
         "예전에 남편이 칼 들고 위협한 적 있어요",
@@ -386,6 +446,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "3년 전에 흉기로 협박당했어요",
     ],
     "VIOLENCE_NOW": [
+        "나는76살이고 당뇨로 인슐린 맞고있소 란투스18단위 저녁에",
+        "독감주사 맞았어요 팔이 아파요",
         "예전에 폭행당한 적 있어요",
         "작년에 남편이 때려서 이혼하려고요",
         "폭행 사건으로 고소당했어요",
@@ -425,6 +487,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "파란 립스틱 발라도 되나요",
     ],
     "UNCONSCIOUS": [
+        "어제 경로당 친구가 심근경색으로 쓰러져서 구급차에 실려갔어요 너무 놀랐습니다",
+        "my buddy collapsed at the gym yesterday, he's in hospital now",
         "가게 간판이 쓰러졌어요 손해배상 받을 수 있나요",
         "너무 피곤해서 쓰러질 것 같아요",
         "눈 밑 경련이 자꾸 나요",
@@ -438,6 +502,10 @@ NEAR_MISSES: dict[str, list[str]] = {
         "수면제 처방받았어요",
     ],
     "CHEST_PAIN": [
+        "가슴이 답답한게 2주째예요",
+        "가슴이 답답해요 스트레스 때문에 10분 정도요",
+        "손녀가 결혼한당께 좋아서 심장터지겄어요ㅎㅎ",
+        "손녀가 이걸 보고 가슴이 철렁했대요 ㅎㅎ",
         "가슴이 답답해요 스트레스 때문에",
         "그 사람 생각하면 가슴이 아파요",
         "you almost gave me a heart attack",
@@ -461,6 +529,7 @@ NEAR_MISSES: dict[str, list[str]] = {
         "혈변 검사 결과 나왔어요",
     ],
     "ANAPHYLAXIS": [
+        "몸무게가 얼마나 늘면 병원에 가야돼요? 발목이 부었어요",
         "땅콩 알레르기가 있어요",
         "벌에 쏘였는데 쏘인 부분만 부었어요",
         "예전에 새우 먹고 입술이 부은 적 있어요",
@@ -491,6 +560,7 @@ NEAR_MISSES: dict[str, list[str]] = {
         "my baby had a fever as a newborn",
     ],
     "HEART_FAILURE": [
+        "심부전 있는데 저녁이면 발목이 살짝 붓고 계단 오르면 숨이 차요",
         "심부전이 있는데 운동해도 되나요?",
         "살이 3kg 쪘어요",
         "체중이 늘었어요 다리가 좀 부었어요",
@@ -507,6 +577,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "diarrhea and vomiting. what are the signs of being severely dehydrated?",
     ],
     "SUICIDE": [
+        "제가 없으면 가게가 안돌아가요",
+        "내가 없으면 애들 밥은 누가 해요",
         "죽을 만큼 힘들었던 시험",
         "배고파 죽겠어요",
         "웃겨 죽겠네 ㅋㅋ",
@@ -556,6 +628,7 @@ NEAR_MISSES: dict[str, list[str]] = {
         "my meter reads 120",
     ],
     "INFANT_UNWELL": [
+        "애가 열이 나서 피곤한지 낮잠을 오래 자요",
         "3살 아이가 축 처져 있어요",
         "아기가 잠을 잘 자요",
         "my 5 year old is floppy from tiredness? no, just lazy lol",
@@ -643,6 +716,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "my urine is clear and I drink plenty",
     ],
     "THUNDERCLAP_HEADACHE": [
+        "열이 나고 발진이 있는데 눌러보니 없어져요",
+        "열이 나요 두통이 안 없어져요",
         "머리가 좀 아파요",
         "예전에 인생 최악의 두통을 겪은 적 있어요",
         "목이 뻣뻣해요 베개를 바꿔서",

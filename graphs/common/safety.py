@@ -95,6 +95,7 @@ class _Clause:
 
     spaced: str  # lower case, single spaces: for English patterns
     compact: str  # no spaces, punctuation or emoji: for Korean patterns
+    whole: str = ""  # compact with its soft words kept ("살짝"): for guards
 
 
 class _Matcher:
@@ -104,10 +105,10 @@ class _Matcher:
         self.ko = _alternation(patterns.ko)
         self.en = _alternation(patterns.en)
 
-    def search(self, clause: _Clause) -> bool:
+    def search(self, clause: _Clause, *, whole: bool = False) -> bool:
+        compact = clause.whole if whole and clause.whole else clause.compact
         return bool(
-            (self.ko and self.ko.search(clause.compact))
-            or (self.en and self.en.search(clause.spaced))
+            (self.ko and self.ko.search(compact)) or (self.en and self.en.search(clause.spaced))
         )
 
 
@@ -140,7 +141,9 @@ class SafetyCheck:
         for clause in self._clauses(text):
             found = frozenset(n for n, t in self._terms.items() if t.search(clause))
             if found:  # a clause naming no term adds nothing, whatever guards it holds
-                guards = frozenset(n for n, g in self._guards.items() if g.search(clause))
+                guards = frozenset(
+                    n for n, g in self._guards.items() if g.search(clause, whole=True)
+                )
                 clauses.append((found, guards))
         return Trace(tuple(clauses))
 
@@ -224,7 +227,7 @@ class SafetyCheck:
             if self._idioms_ko:
                 compact = self._idioms_ko.sub(_ERASED, compact)
             if compact:
-                clauses.append(_Clause(part, compact))
+                clauses.append(_Clause(part, compact, _NOT_WORD.sub("", part)))
         return clauses
 
 
@@ -243,6 +246,7 @@ class Recent:
     standing: list[str] = field(default_factory=list)
     raised: dict[str, str] = field(default_factory=dict)  # rule code -> ISO time
     crisis: str | None = None  # ISO time of the suicide alert the person has not moved on from
+    settled: str | None = None  # ISO time the person said help had come (or it was no emergency)
     changed: bool = False  # to be written back
 
     @classmethod
@@ -256,6 +260,7 @@ class Recent:
             standing=list(raw.get("standing", [])),
             raised=dict(raw.get("raised", {})),
             crisis=raw.get("crisis"),
+            settled=raw.get("settled"),
         )
         fresh = [(at, t) for at, t in recent.traces if _within(at, now)]
         raised = {code: at for code, at in recent.raised.items() if _within(at, now)}
@@ -272,6 +277,7 @@ class Recent:
                 "standing": self.standing,
                 "raised": self.raised,
                 "crisis": self.crisis,
+                "settled": self.settled,
             },
             separators=(",", ":"),
         )
@@ -299,6 +305,21 @@ class Recent:
             self.changed = True
         if any(h.category == "suicide" for h in hits):
             self.crisis = at
+
+    def settle(self, now: datetime) -> None:
+        """Help has come (at the hospital, the crew here) or the person says it is no
+        emergency: the alerts raised so far no longer hold their level or first aid."""
+        self.settled = now.isoformat()
+        self.changed = True
+
+    def holds(self, code: str) -> bool:
+        """A rule raised and not stood down since (help came after it)."""
+        at = self.raised.get(code)
+        if at is None:
+            return False
+        return self.settled is None or datetime.fromisoformat(at) > datetime.fromisoformat(
+            self.settled
+        )
 
     def set_standing(self, terms: Iterable[str]) -> None:
         terms = sorted(set(terms))

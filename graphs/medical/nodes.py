@@ -1037,9 +1037,10 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
         and state.get("intent") not in ("greeting", "clarify")
         and not state.get("reconfirm")
     ):
+        told = message.get("text") or ""  # staff read the person's words, not the part answered
         asked.append(
             {
-                "q": question[:500],
+                "q": (told if question in told else question)[:500],
                 "sources": answer.get("sources") or [],
                 "answered": bool(answer.get("answered")),
                 "uncertainty": state.get("uncertainty", 1.0),
