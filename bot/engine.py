@@ -174,12 +174,15 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
             handling.safety = recent
         reply.help_coming = bool(self.safety.waiting_for_help(recent, inbound.at))
         holding = self.safety.level_still(recent, inbound.at, reply.lang) is not None
-        reply.alerts = self.safety.assess(self._said(inbound), recent, inbound.at)
+        said = self._said(inbound)
+        # what to do now in the words the person wrote in (an English tourist in a Korean chat)
+        lang = (detect_lang(said) if len(said.strip()) > 3 else None) or reply.lang
+        reply.alerts = self.safety.assess(said, recent, inbound.at)
         if reply.alerts:  # what to do now comes before anything else
-            reply.add(self.safety.reply(reply.alerts, reply.lang))
+            reply.add(self.safety.reply(reply.alerts, lang))
         elif holding and recent.settled == inbound.at.isoformat():
-            reply.add(self.knowledge.message("help_arrived", reply.lang))  # the crew has them
-        elif again := self.safety.urgency_again(self._said(inbound), recent, reply.lang):
+            reply.add(self.knowledge.message("help_arrived", lang))  # the crew has them
+        elif again := self.safety.urgency_again(said, recent, lang):
             reply.add(again)  # "can I wait?" after a red flag: the level, first
             reply.level_again = True
         if recent.crisis is not None and inbound.kind in ("text", "file"):

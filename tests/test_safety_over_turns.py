@@ -215,3 +215,14 @@ async def test_a_message_that_raised_a_red_flag_is_never_moved_to_legal(engine: 
     reply = await engine.handle(said("아이고내가못살아 손주봐주고있는데 애가 내약통을 열어놨어요"))
     assert codes(reply) == ["SWALLOWED_HAZARD"]
     assert reply.state == "MEDICAL" and reply.field is None
+
+
+async def test_the_alert_speaks_the_language_the_person_wrote_in(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "medical")  # a Korean chat by default
+    reply = await engine.handle(
+        said("hi, my husband is on warfarin and bumped his head on a handrail yesterday")
+    )
+    assert codes(reply) == ["HEAD_INJURY_ON_THINNERS"]
+    assert reply.messages[0]["text"].startswith("Please get seen by a doctor today")
+    korean = await engine.handle(said("와파린 먹는데 어제 머리를 부딪혔어요", hours=30))
+    assert korean.messages[0]["text"].startswith("오늘 안에 진료를 받으세요")
