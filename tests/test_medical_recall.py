@@ -423,3 +423,19 @@ def test_a_later_correction_goes_to_the_reading_it_is_near(extractor: SlotExtrac
     text = "아 잘못말했어요 지금은 39.0이에요"
     said, _ = corrections.correct(extractor, profile, text, read(extractor, text))
     assert [(i.name, i.value) for i in said.items if i.corrects] == [("temp", 39.0)]
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("그리고 5살오빠가 지난주에 수족구였는데 다나았거든요", "brother"),
+        ("7살딸이 열이 나요", "daughter"),
+        # near-misses: an age with no relative typed onto it
+        ("5살이에요", "self"),
+        ("우리 애 5살인데요", "child"),
+    ],
+)
+def test_an_age_typed_onto_a_relative_is_theirs(
+    extractor: SlotExtractor, text: str, subject: str
+) -> None:
+    assert read(extractor, text).subject == subject

@@ -333,10 +333,20 @@ def _ends(pattern: re.Pattern[str], text: str, pos: int) -> re.Match[str] | None
     return pattern.search(text[max(0, pos - _LOOK) : pos])
 
 
+# An age typed onto the relative it belongs to ("5살오빠가", "7살딸이"): a space between, so the
+# relative is read as a word and the age as theirs.
+_AGE_GLUED = re.compile(
+    r"(\d{1,3}\s?(?:살|세|개월))(?=(?:오빠|언니|누나|형|동생|아들|딸|아기|애기|손자|손녀|조카|사촌)"
+    r"(?:가|는|이|도|랑|이랑|한테|의|은)?(?:\s|$|[,.!?]))"
+)
+
+
 def normalise(text: str) -> str:
-    """NFKC (full-width digits, "℃" -> "°C", "㎏" -> "kg") and straight quotes."""
+    """NFKC (full-width digits, "℃" -> "°C", "㎏" -> "kg"), straight quotes, and a space
+    between an age and the relative it is typed onto."""
     text = unicodedata.normalize("NFKC", text)
-    return text.translate({0x2019: "'", 0x2018: "'", 0x201C: '"', 0x201D: '"'})
+    text = text.translate({0x2019: "'", 0x2018: "'", 0x201C: '"', 0x201D: '"'})
+    return _AGE_GLUED.sub(r"\1 ", text)
 
 
 def _clauses(text: str) -> list[_Clause]:
