@@ -192,9 +192,9 @@ class MedicalSteps:
         # The ambulance may be on its way: what to do meanwhile, not the general corpus (also
         # after a 119-now alert said again while waiting: "it's hard to breathe, sit or lie?").
         waiting = []
-        if (
+        if (  # also on the alert's own message: what to do while the ambulance comes
             inbound.kind == "text"
-            and reply.help_coming
+            and (reply.help_coming or reply.alerts)
             and all(hit.category == "medical" for hit in reply.alerts)
         ):
             waiting = self.safety.waiting_for_help(recent, inbound.at)

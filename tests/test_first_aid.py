@@ -185,3 +185,16 @@ async def test_once_help_has_come_the_alert_stands_down(
     later = await engine.handle(said("혈압약은 계속 드셔도 되나요?", hours=0.5))
     held = "구급차를 기다리는 동안" in texts(later) or "119" in texts(later)
     assert held is not stands_down, texts(later)
+
+
+async def test_the_alerts_own_message_says_what_to_do_while_waiting(
+    engine: Engine, knowledge: Knowledge
+) -> None:
+    await engine.use_domain(CHAT, "medical")
+    alert = await engine.handle(said("아버지가 갑자기 말이 어눌하고 오른팔에 힘이 없어요"))
+    assert codes(alert) == ["STROKE"]
+    body = texts(alert)
+    assert body.startswith("지금 바로 119에 전화하세요")
+    assert all(step in body for step in steps(knowledge, "stroke", "ko"))
+    assert "https://www.nhs.uk/conditions/stroke/" in body  # sourced
+    assert "피로" not in body  # an arm without strength is no tiredness

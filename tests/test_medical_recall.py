@@ -141,6 +141,8 @@ DESCRIBED = [
     ("요즘 물을 계속 마셔요", "thirst"),
     ("두달새 5키로가 빠졌어요", "weight loss"),
     ("태동이 줄었어요", "reduced fetal movements"),
+    ("갑자기 오른팔에 힘이 없어요", "weakness"),
+    ("왼쪽 다리에 힘이 없어요", "weakness"),
     ("애기가 잘 안 움직여요 임신 35주에요", "reduced fetal movements"),
     ("baby is moving less since this morning", "reduced fetal movements"),
 ]
@@ -439,3 +441,17 @@ def test_an_age_typed_onto_a_relative_is_theirs(
     extractor: SlotExtractor, text: str, subject: str
 ) -> None:
     assert read(extractor, text).subject == subject
+
+
+@pytest.mark.parametrize(
+    ("text", "tired"),
+    [
+        ("오른팔에 힘이 없어요", False),  # a limb's strength: weakness, not tiredness
+        ("다리에 힘이 없어요", False),
+        ("요즘 힘이 없고 피곤해요", True),
+    ],
+)
+def test_an_arm_without_strength_is_no_tiredness(
+    extractor: SlotExtractor, text: str, tired: bool
+) -> None:
+    assert current(read(extractor, text), "fatigue") is tired
