@@ -455,3 +455,18 @@ def test_an_arm_without_strength_is_no_tiredness(
     extractor: SlotExtractor, text: str, tired: bool
 ) -> None:
     assert current(read(extractor, text), "fatigue") is tired
+
+
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("작년에경로당친구가폐렴으로입원했었는데 나도그럴까봐무서워요", []),
+        ("회사동료가 폐렴이래요", []),
+        # near-miss: the person's own
+        ("저 폐렴 걸렸었어요", ["pneumonia"]),
+    ],
+)
+def test_a_friend_typed_onto_where_they_are_from_is_someone_else(
+    extractor: SlotExtractor, text: str, stored: list[str]
+) -> None:
+    assert [i.name for i in read(extractor, text).items] == stored

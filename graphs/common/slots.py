@@ -341,12 +341,16 @@ _AGE_GLUED = re.compile(
 )
 
 
+# Where someone else is from, typed onto them ("경로당친구가", "회사동료가"): a space between.
+_PLACE_GLUED = re.compile(r"(?<=[가-힣])(?=(?:친구|동료|이웃|지인)(?:가|는|이|도|랑|한테|의|분|들))")
+
+
 def normalise(text: str) -> str:
     """NFKC (full-width digits, "℃" -> "°C", "㎏" -> "kg"), straight quotes, and a space
-    between an age and the relative it is typed onto."""
+    between an age or a place and the person it is typed onto."""
     text = unicodedata.normalize("NFKC", text)
     text = text.translate({0x2019: "'", 0x2018: "'", 0x201C: '"', 0x201D: '"'})
-    return _AGE_GLUED.sub(r"\1 ", text)
+    return _PLACE_GLUED.sub(" ", _AGE_GLUED.sub(r"\1 ", text))
 
 
 def _clauses(text: str) -> list[_Clause]:
