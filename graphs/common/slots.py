@@ -342,7 +342,9 @@ _AGE_GLUED = re.compile(
 
 
 # Where someone else is from, typed onto them ("경로당친구가", "회사동료가"): a space between.
-_PLACE_GLUED = re.compile(r"(?<=[가-힣])(?=(?:친구|동료|이웃|지인)(?:가|는|이|도|랑|한테|의|분|들))")
+_PLACE_GLUED = re.compile(
+    r"(?<=[가-힣])(?=(?:친구|동료|이웃|지인)(?:가|는|이|도|랑|한테|의|분|들))"
+)
 
 
 def normalise(text: str) -> str:
