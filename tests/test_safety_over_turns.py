@@ -224,5 +224,6 @@ async def test_the_alert_speaks_the_language_the_person_wrote_in(engine: Engine)
     )
     assert codes(reply) == ["HEAD_INJURY_ON_THINNERS"]
     assert reply.messages[0]["text"].startswith("Please get seen by a doctor today")
+    assert "interpreter" in reply.messages[0]["text"]  # 119 brings one in for foreigners
     korean = await engine.handle(said("와파린 먹는데 어제 머리를 부딪혔어요", hours=30))
     assert korean.messages[0]["text"].startswith("오늘 안에 진료를 받으세요")
