@@ -210,7 +210,7 @@ class Commands:
         values: dict[str, Any],
         where: tuple[str | None, str | None],
     ) -> None:
-        await repo.set_lang(engine=self.records, chat_id=chat_id, lang=lang)
+        await repo.set_lang(engine=self.records, chat_id=chat_id, lang=lang, chosen=True)
         if (handling := HANDLING.get()) is not None:  # the handling's write keeps this choice
             handling.lang = lang
         reply.lang = lang

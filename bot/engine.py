@@ -39,7 +39,7 @@ from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.rules_brain import RulesBrain
 from graphs.common.safety import Recent
-from graphs.common.text import detect_lang
+from graphs.common.text import clearly_written_in, detect_lang
 from graphs.medical.graph import build_graph as build_medical_graph
 from graphs.registry import GRAPHS, GraphSpec
 from knowledge.kb import KnowledgeBase, open_index
@@ -147,6 +147,8 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
             view = await repo.chat_view(engine=self.records, chat_id=inbound.chat_id)
             lang = view.lang or self._first_lang(inbound)
             handling = Handling(view=view, lang=None if view.lang else lang)
+            if not view.lang_chosen and (followed := self._followed_lang(inbound, lang)):
+                lang = handling.lang = followed  # answered as they write, and remembered
             token = HANDLING.set(handling)
             try:
                 reply = Reply(lang=lang)
@@ -358,6 +360,13 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         reply.state, reply.field = node, asked
         snap = self.spec.snapshot(self.knowledge, values, node)
         reply.progress = round(100 * snap["completion_rate"])
+
+    @staticmethod
+    def _followed_lang(inbound: Inbound, lang: str) -> str | None:
+        """The language a chat switches to because the person plainly writes in it (a chat
+        follows its writer until /lang picks a language); None to stay in `lang`."""
+        written = clearly_written_in(inbound.text) if inbound.kind == "text" else None
+        return written if written is not None and written != lang else None
 
     def _first_lang(self, inbound: Inbound) -> str:
         """A chat's language when it never had one: detected from the first text, else

@@ -175,9 +175,10 @@ class MedicalSteps:
                     return
             message["text"] = text
             written = detect_lang(text)
-            if written and written != lang and len(text) > 3:  # answered as they write,
-                lang = reply.lang = written  # and /profile, /summary speak it from now on
-                handling = HANDLING.get()
+            handling = HANDLING.get()
+            chosen = handling is not None and handling.view.lang_chosen  # /lang wins
+            if written and written != lang and len(text) > 3 and not chosen:
+                lang = reply.lang = written  # answered as they write; /profile, /summary too
                 if handling is not None:
                     handling.lang = written
         profile = await medical_repo.open_profile(

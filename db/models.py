@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import BigInteger, Index, UniqueConstraint
+from sqlalchemy import BigInteger, Index, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
 # Telegram ids (chats, users, updates) need 64 bits: user ids pass 2**31, and supergroups'
@@ -182,6 +182,9 @@ class ChatPreference(SQLModel, table=True):
 
     chat_id: int = Field(primary_key=True, sa_type=ID64)
     lang: str = "ko"
+    # True once the person picked the language (/lang): it then stays; until then the chat
+    # follows the language the person clearly writes in.
+    lang_chosen: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     domain: str | None = None  # legal | medical: what the chat's messages go to; None = not chosen
     # The safety check's memory of the last day (graphs/common/safety.py Recent): term names of
     # recent signs, the profile's standing terms, the rules raised, a crisis. Never any words.

@@ -111,11 +111,13 @@ async def get_lang(*, engine: AsyncEngine, chat_id: int) -> str | None:
         return pref.lang if pref else None
 
 
-async def set_lang(*, engine: AsyncEngine, chat_id: int, lang: str) -> None:
-    """Remember the chat's language."""
+async def set_lang(*, engine: AsyncEngine, chat_id: int, lang: str, chosen: bool = False) -> None:
+    """Remember the chat's language; `chosen` when the person picked it (/lang): it then stays
+    whatever they write in."""
+    values = {"lang": lang, **({"lang_chosen": True} if chosen else {})}
     async with _writing(engine) as db:
-        stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, lang=lang)
-        await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"lang": lang}))
+        stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, **values)
+        await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_=values))
         await db.commit()
 
 
@@ -665,6 +667,7 @@ class ChatView:
     latest: ChatSession | None
     domain: str | None = None  # legal | medical, None until chosen
     safety: str | None = None  # the safety check's memory (JSON), None when nothing is kept
+    lang_chosen: bool = False  # picked with /lang: kept whatever the person writes in
 
     @property
     def open(self) -> ChatSession | None:
@@ -689,7 +692,7 @@ async def chat_view(*, engine: AsyncEngine, chat_id: int) -> ChatView:
     else:
         async with engine.connect() as conn:
             row = (await conn.execute(stmt, params)).one()
-    lang, domain, safety, offer_user, offer_json, *session = row
+    lang, domain, safety, lang_chosen, offer_user, offer_json, *session = row
     fields = dict(zip((c.name for c in _SESSION_COLUMNS), session, strict=True))
     return ChatView(
         chat_id=chat_id,
@@ -698,6 +701,7 @@ async def chat_view(*, engine: AsyncEngine, chat_id: int) -> ChatView:
         latest=ChatSession.model_construct(**fields) if fields["id"] is not None else None,
         domain=domain,
         safety=safety,
+        lang_chosen=bool(lang_chosen),
     )
 
 
@@ -979,6 +983,7 @@ def _turn_statements(dialect_name: str) -> TurnStatements:
             ChatPreference.lang,
             ChatPreference.domain,
             ChatPreference.safety_json,
+            ChatPreference.lang_chosen,
             ChatOffer.user_id,
             ChatOffer.choices_json,
             *_SESSION_COLUMNS,

@@ -117,8 +117,29 @@ async def test_huge_emoji_and_english_inputs(engine: Engine, knowledge) -> None:
     emoji = await engine.handle(text("🙂🙂🙂"))
     assert emoji.field == "repayment_date"
     english = await engine.handle(text("by June this year"))
-    assert knowledge.message("other_language_hint", "ko") in joined(english)
+    assert english.lang == "en"  # a chat follows the language its writer plainly uses
     assert (await facts_of(engine))["amount"] == 3_000_000
+
+
+async def test_the_chat_follows_the_language_written_until_lang_picks_one(
+    engine: Engine, knowledge
+) -> None:
+    await engine.use_domain(CHAT, "legal")  # the console's --domain stores a language: not chosen
+    first = await engine.handle(text("My landlord won't return my jeonse deposit of 100 million"))
+    assert first.lang == "en"
+    assert knowledge.message("greeting", "en") in joined(first)
+    # a Korean term or a short word in an English chat is no change of language
+    for said in ("보증금", "ok", "네"):
+        assert (await engine.handle(text(said))).lang == "en"
+    # plain Korean is followed, and remembered for commands
+    korean = await engine.handle(text("계약은 올해 3월에 끝났어요 집주인이 연락을 안 받아요"))
+    assert korean.lang == "ko"
+    assert (await engine.handle(command("help"))).lang == "ko"
+    # once /lang picks a language it stays, and writing in the other one only gets the hint
+    await engine.handle(command("lang", "ko"))
+    english = await engine.handle(text("sorry I meant the lease ended in April"))
+    assert english.lang == "ko"
+    assert knowledge.message("other_language_hint", "ko") in joined(english)
 
 
 async def test_stale_and_double_pressed_buttons(engine: Engine, knowledge) -> None:

@@ -189,6 +189,11 @@ async def test_a_database_of_the_previous_migration_is_upgraded_with_nothing_los
         # What the new migration brought: ids past 32 bits fit.
         await repo.set_lang(engine=records, chat_id=GROUPISH, lang="ko")
         assert await repo.get_lang(engine=records, chat_id=GROUPISH) == "ko"
+        # 0006: an old chat's language was never picked with /lang; picking it is remembered
+        assert not (await repo.chat_view(engine=records, chat_id=42)).lang_chosen
+        await repo.set_lang(engine=records, chat_id=42, lang="ko", chosen=True)
+        view = await repo.chat_view(engine=records, chat_id=42)
+        assert view.lang == "ko" and view.lang_chosen
     finally:
         await records.dispose()
 

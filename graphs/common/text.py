@@ -66,6 +66,20 @@ def detect_lang(text: str) -> Literal["ko", "en"] | None:
     return "ko" if hangul >= latin else "en"
 
 
+def clearly_written_in(text: str) -> Literal["ko", "en"] | None:
+    """The language a message is plainly written in, for a chat to follow: English from three
+    words on, Korean from six syllables on, each at least twice the other script. A word or
+    term of the other language ("jeonse", "보증금", "LG", "ok") is no change of language."""
+    hangul = len(_HANGUL_SYLLABLE.findall(text))
+    words = _LATIN_WORD.findall(text)
+    latin = sum(len(w) for w in words)
+    if len(words) >= 3 and latin >= 2 * hangul:
+        return "en"
+    if hangul >= 6 and hangul >= 2 * latin:
+        return "ko"
+    return None
+
+
 def _is_mash_word(word: str) -> bool:
     """A Latin word that is keyboard mash: a run along a keyboard row, no vowels, or a stutter."""
     if len(word) < 4:
