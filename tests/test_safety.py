@@ -673,6 +673,9 @@ NEAR_MISSES: dict[str, list[str]] = {
         "혈당이 6.5 mmol이에요",
         "I'm shaky because I had too much coffee",
         "아마릴 먹는데 떨리는 건 없어요? 그냥 궁금해서요",
+        # 당 inside another word, and a number that is an amount (a tester's jeonse story)
+        "집에 새마을금고 근저당이 1억2천 잡혀 있어요",
+        "정당이 3백만원 후원금을 받았대요",
     ],
     "HIGH_SUGAR_SYMPTOMS": [
         "목이 너무 말라요",
