@@ -84,6 +84,9 @@ FIRES: dict[str, list[str]] = {
         "he's outside my door right now and won't leave",
         "someone is trying to break in",
         "my ex is banging on my door",
+        # a threat to come to the home tonight (a private lender's text, a tester's card)
+        "방금 문자왔는데 집주소 안다고 오늘밤에 집앞으로 찾아간대요 가만 안둔다고ㅠㅠ",
+        "he says he knows where i live and he's coming to my house to teach me a lesson",
     ],
     "CHILD_AT_RISK": [
         "아빠가 동생을 때리고 있어요",
@@ -449,6 +452,7 @@ NEAR_MISSES: dict[str, list[str]] = {
         "나는76살이고 당뇨로 인슐린 맞고있소 란투스18단위 저녁에",
         "독감주사 맞았어요 팔이 아파요",
         "예전에 폭행당한 적 있어요",
+        "지난주 금요일에 술집에서 모르는 남자가 주먹으로 얼굴 때림",
         "작년에 남편이 때려서 이혼하려고요",
         "폭행 사건으로 고소당했어요",
         "집주인이 문자로 협박해요 보증금 안 준다고",
@@ -470,6 +474,10 @@ NEAR_MISSES: dict[str, list[str]] = {
         "예전에 전남친이 집 앞에 찾아온 적 있어요",
         "집주인이 현관 도어락 비밀번호를 바꿨어요",
         "the delivery guy knocked on my door",
+        # the person's own urge, held back; visits that threaten nothing
+        "진짜 확 올라가서 문 부숴버리고 싶은거 참고있어요",
+        "집주인이 내일 집 보러 찾아온대요",
+        "엄마가 반찬 가져다준다고 집에 온대요",
     ],
     "CHILD_AT_RISK": [
         "아동학대로 신고당했어요",

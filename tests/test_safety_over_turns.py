@@ -227,3 +227,25 @@ async def test_the_alert_speaks_the_language_the_person_wrote_in(engine: Engine)
     assert "interpreter" in reply.messages[0]["text"]  # 119 brings one in for foreigners
     korean = await engine.handle(said("와파린 먹는데 어제 머리를 부딪혔어요", hours=30))
     assert korean.messages[0]["text"].startswith("오늘 안에 진료를 받으세요")
+
+
+async def test_a_stalker_at_the_door_fires_after_the_stalking_was_told(engine: Engine) -> None:
+    """A tester's card: the stalking told first, then, messages later, the ex at the door."""
+    await engine.use_domain(CHAT, "legal")
+    first = await engine.handle(said("전남친이 헤어지고나서도 계속 연락하고 따라다녀요ㅠㅠ"))
+    assert codes(first) == ["STALKING"]
+    await engine.handle(said("9월20일에 헤어졌는데 그뒤로 카톡 백통넘게 와요", hours=0.1))
+    door = await engine.handle(
+        said("잠깐만요 지금 걔가 문앞에 있어요ㅠㅠㅠ 초인종 계속 누르고 문 두드려요", hours=0.2)
+    )
+    assert codes(door) == ["AT_THE_DOOR"]
+    assert "112" in door.messages[0]["text"]
+
+
+async def test_a_knock_at_the_door_with_no_danger_told_before_fires_nothing(
+    engine: Engine,
+) -> None:
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("월세 보증금을 못 돌려받고 있어요"))
+    knock = await engine.handle(said("택배 기사님이 지금 문앞에서 초인종 누르고 있네요", hours=0.1))
+    assert codes(knock) == []
