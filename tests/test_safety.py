@@ -453,6 +453,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "독감주사 맞았어요 팔이 아파요",
         "예전에 폭행당한 적 있어요",
         "지난주 금요일에 술집에서 모르는 남자가 주먹으로 얼굴 때림",
+        # '때림' tells no tense: a story of the night it happened (a tester's bar assault)
+        "처음보는 30대 남자요. 어깨 부딪혔다고 갑자기 주먹으로 얼굴 때림",
         "작년에 남편이 때려서 이혼하려고요",
         "폭행 사건으로 고소당했어요",
         "집주인이 문자로 협박해요 보증금 안 준다고",
