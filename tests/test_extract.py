@@ -221,6 +221,11 @@ async def test_graph_reasks_a_counterparty_given_as_a_date(
         ("주식회사 한빛", "주식회사 한빛"),
         ("한빛상사에 납품했어요", "한빛상사"),
         ("OO마트에서 알바했어요", "OO마트"),
+        # named outright (testers: "이라는" and "원청은" had been stored as names)
+        ("친구 이름은 김철수예요", "김철수"),
+        ("김과장이라는 사람이 단톡방에서 욕했어요", "김과장"),
+        ("한빛대부라고 했던거 같은데 거기 박실장이라는 사람이 전화해요", "한빛대부"),
+        ("동진산업이라는 하청업체고요 원청은 세광건설이에요", "동진산업"),
     ],
 )
 def test_counterparty_name_in_free_text(text: str, expected: str) -> None:
@@ -234,7 +239,6 @@ def test_counterparty_name_in_free_text(text: str, expected: str) -> None:
         "친구 결혼식 때 빌려줬어요",
         "친구 사이라서 차용증은 안 썼어요",
         "친구 소개로 알게 됐어요",
-        "친구 이름은 김철수예요",  # the name is not right after the relation word
         "친구 정말 믿었는데",
         "친구 지금 연락이 안 돼요",
         "친구 전화를 안 받아요",

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from graphs.common import names
 from graphs.common.extract import _COMPANY, _NAMED_RELATION, _NOT_A_NAME_START, _SURNAME
 from knowledge.loader import Knowledge
 from knowledge.models import DetailKind, StoryLexicon
@@ -24,6 +25,9 @@ _BARE_NAME = re.compile(
 _NOT_KNOWN = re.compile(r"모르|몰라|don't know|do not know|no idea|not sure who")
 _ENGLISH_NAME = re.compile(r"\b(?:mr|mrs|ms|miss|dr)\.?\s+(?P<name>[A-Z][a-z]+)", re.IGNORECASE)
 _HANDLE = re.compile(r"@[A-Za-z0-9_.]{2,30}")
+# A romanised full name: "Park Jun-ho", "Tom Becker" (not a sentence's first words).
+_EN_FULL_NAME = re.compile(r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+(?:-[a-z]+)?){1,2})\b")
+_EN_NOT_NAME_START = frozenset("as the my his her this that when then so and but i it".split())
 _ENDINGS = re.compile(
     r"(?:이에요|예요|이요|입니다|인데요|이고요|이고|이랑|한테|에게|이요|요|은|는|이|가)$"
 )
@@ -97,6 +101,12 @@ def story_details(text: str, kn: Knowledge) -> list[Detail]:
             for m in trigger.finditer(lowered) if trigger is not None else ():
                 if kind.value == "after":
                     value = _after(c, clause, m.end())
+                    if name != "nickname" and not names.plausible_name(names.bare(value)):
+                        continue  # "명의는 요", "account holder is that": no name
+                    if name == "nickname" and (
+                        len(value) < 2 or value.lower() in names.NOT_NAMES_EN
+                    ):
+                        continue
                 elif kind.value == "fixed":
                     value = kind.fixed.ko if _is_korean(clause) else kind.fixed.en
                 else:
@@ -130,25 +140,57 @@ def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None
     text = " ".join(unicodedata.normalize("NFC", text).split())
     lowered = text.lower()
     kind = _party_kind(kn, lowered)
+    given = names.party_name(text)  # "김과장이라는 사람", "이름은 박지훈", "his name is Tom"
+    if given is not None and not _is_kind_word(kn, given):
+        return given, kind
     if _NOT_KNOWN.search(lowered) and not _CALLED.search(text):
-        return None, kind or "unknown"
+        # "윗집 1303호 남자, 이름은 몰라요": the description is what there is
+        described = _description(text, skip=_NOT_KNOWN)
+        return described, kind or ("unknown" if described is None else None)
     for pattern, group in ((_NAMED_RELATION, "name"), (_CALLED, "name"), (_ENGLISH_NAME, "name")):
         m = pattern.search(text)
         if m:
             name = re.sub(r"\s?(씨|님)$", "", m.group(group)).strip()
-            if name and not _is_kind_word(kn, name):
+            bare_name = name if pattern is _ENGLISH_NAME else names.bare(name)
+            if (
+                name
+                and not _is_kind_word(kn, name)
+                and (names.plausible_name(bare_name) or name.endswith("씨"))
+                and name[:2] not in _NOT_A_NAME_START
+            ):
                 return (m.group(0).strip() if pattern is _ENGLISH_NAME else name), kind
     for m in _BARE_NAME.finditer(text):
-        if m.group("name")[:2] not in _NOT_A_NAME_START and not _is_kind_word(kn, m.group("name")):
-            return m.group("name"), kind
+        name = m.group("name")
+        if (
+            name[:2] not in _NOT_A_NAME_START
+            and not _is_kind_word(kn, name)
+            and names.plausible_name(name)
+        ):
+            return name, kind
     m = _HANDLE.search(text) or _COMPANY.search(text)
     if m:
         return m.group("name") if "name" in m.groupdict() else m.group(0), kind
-    first = _clauses(text)[0] if _clauses(text) else ""
-    short = _ENDINGS.sub("", first).strip()
-    if not short or len(short) > DESCRIPTION_CHARS:
-        return None, kind
-    return short, kind
+    m = _EN_FULL_NAME.search(text)
+    if m and m.group(1).split()[0].lower() not in _EN_NOT_NAME_START:
+        return m.group(1), kind
+    return _description(text), kind
+
+
+def _description(text: str, skip: re.Pattern[str] | None = None) -> str | None:
+    """The first clause as a short description of the party ("윗집 1303호 남자"), unless it is
+    a fragment (a particle, an ending: "이에요") or longer than DESCRIPTION_CHARS."""
+    for clause in _clauses(text):
+        if skip is not None and skip.search(clause.lower()):
+            continue
+        short = _ENDINGS.sub("", clause).strip()
+        if not short or len(short) > DESCRIPTION_CHARS:
+            return None
+        if " " not in short and not names.plausible_name(short):
+            return None  # one word that cannot be a name ("이에요", "that") describes nobody
+        if _is_korean(short) and not names.ends_in_noun(short):
+            return None  # "아마 동네에서 본 것 같아" says something; it describes nobody
+        return short
+    return None
 
 
 def _party_kind(kn: Knowledge, lowered: str) -> str | None:

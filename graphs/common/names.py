@@ -1,0 +1,131 @@
+"""Names of people and organisations as people give them, never a particle or a fragment.
+
+"김과장이라는 사람" names 김과장, "한빛산업이라는 하청이고 원청은 대한건설" names 한빛산업 (the
+main contractor is another party), "이름은 박지훈" names 박지훈. Whatever pattern proposes a
+name, Kiwi's reading of it decides whether it can be one: a word that is a particle, an ending
+or the copula ("이라는", "원청은", "이에요", "요") or a role word ("원청", "사람") never is.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from knowledge.korean import get_kiwi
+
+# Common surnames (a name is a surname and a one- to three-syllable given name).
+SURNAME = (
+    "[김이박최정강조윤장임한오서신권황안송전홍유류고문양손배백허남심노하곽성차주우구민진지엄"
+    "채원천방공현함변염여추도석선설마길연위표명기반라왕금옥육탁국맹]"
+)
+# Words that start like a surname and a name and are none ("이라는", "원청은", "정말").
+_NOT_NAME_START = frozenset(
+    "이라 이에 이었 이였 이랑 이고 이나 이면 이제 이미 이번 이거 이게 이건 이런 원청 원래 "
+    "정말 정도 전화 전부 전혀 지금 지난 진짜 한번 한테 오늘 방금 우리 하청".split()
+)
+_KOREAN_NAME = re.compile(rf"{SURNAME}[가-힣]{{1,3}}")
+# Tags that cannot be (part of) a name: particles, endings, the copula, verbs, adjectives,
+# determiners, adverbs, interjections, pronouns. A trailing particle is cut off first.
+_NOT_NAME_TAGS = ("J", "E", "VCP", "VCN", "VV", "VA", "VX", "MM", "MAG", "MAJ", "IC", "NP", "XS")
+# Words that stand where a name would and are not one.
+_NOT_NAMES = frozenset(
+    "원청 하청 원청업체 하청업체 이름 성함 성 사람 분 남자 여자 놈 애 새끼 사장 사장님 대표 "
+    "회사 업체 가게 곳 데 상대 상대방 모름 몰라요 없음 계좌 명의 예금주 닉네임 아이디 "
+    "저 제가 나 내가 그 그거 그게 그냥 걔 얘 쟤 아무 누구 누가 친구 지인".split()
+)
+NOT_NAMES_EN = frozenset(
+    "that this these those he she they them it its his her my me mine the a an is was were "
+    "k nt idk dunno unknown none no not yes and or but so wages money guy man woman person "
+    "someone somebody boss company who what said as i you we us our your".split()
+)
+# "X(이)라는 사람", "X라고 하는 업체": the words before name X.
+_CALLED_X = re.compile(
+    r"(?P<name>[가-힣ㄱ-ㅎA-Za-z0-9][가-힣ㄱ-ㅎA-Za-z0-9&.\-]{0,19}?)\s?(?:이)?(?:라는|라고\s?하는|라고\s?했던|라고)"
+    r"(?=\s?(?:사람|분|남자|여자|놈|애|업체|회사|곳|가게|데|하청|원청|대부|캐피탈|직원|사장|$|[\s,.]))"
+)
+# "이름은 박지훈", "성함이 김영수", "닉네임은 정의의사도", "원청은 대한건설".
+_LABELLED = re.compile(
+    r"(?P<label>이름|성함|닉네임|아이디|상호|가게 이름|회사 이름|하청|원청)(?:은|는|이|가)?\s?(?:이요|요)?\s?"
+    r"(?P<name>[가-힣ㄱ-ㅎA-Za-z0-9][가-힣ㄱ-ㅎA-Za-z0-9&.\-]{0,19})"
+)
+_LABELLED_EN = re.compile(
+    r"(?i)\b(?:named|called|his name is|her name is|their name is|name is|name's)\s+"
+    r"(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})"
+)
+_TRAILING_PARTICLE = re.compile(
+    r"(?:이에요|예요|이요|입니다|이고요|이고|이랑|랑|한테|에게|씨|님|이가|이는|요|은|는|이|가|을|를|의|도)$"
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def plausible_name(word: str) -> bool:
+    """Whether `word` can be a person's or an organisation's name (or nickname)."""
+    word = word.strip(" '\"“”‘’.,!?~")
+    if len(word) < 2:  # one syllable is a surname ("윤씨" is two) or a fragment
+        return False
+    if word.isdigit():
+        return False
+    if re.fullmatch(r"[A-Za-z][A-Za-z'\-]*", word):
+        return word.lower() not in NOT_NAMES_EN and len(word) >= 2
+    if word in _NOT_NAMES:
+        return False
+    if re.fullmatch(r"[ㄱ-ㅎ]+[가-힣]+", word):  # "ㅇㅇ건설": a name the person masked
+        return True
+    if not re.search(r"[가-힣]", word):
+        return bool(re.search(r"[A-Za-z]{2}", word))  # "ABC Co", "@abc"
+    if _KOREAN_NAME.fullmatch(word) and word[:2] not in _NOT_NAME_START:
+        # a surname and a given name: Kiwi does not know most names ("강태민" is three nouns)
+        return True
+    tokens = get_kiwi().tokenize(word)
+    if not tokens or tokens[0].tag.startswith(_NOT_NAME_TAGS):
+        return False
+    return not any(t.tag.startswith(_NOT_NAME_TAGS) for t in tokens)
+
+
+def ends_in_noun(phrase: str) -> bool:
+    """Whether a Korean phrase is a noun phrase ("윗집 1303호 남자"), not a clause."""
+    tokens = get_kiwi().tokenize(phrase)
+    return bool(tokens) and tokens[-1].tag in ("NNG", "NNP", "NNB", "NR", "SN", "SL", "SH")
+
+
+def bare(word: str) -> str:
+    """A name without the particle or copula ending stuck to it ("박지훈이에요" -> 박지훈)."""
+    word = word.strip(" '\"“”‘’.,!?~")
+    cut = _TRAILING_PARTICLE.sub("", word)
+    return cut if len(cut) >= 2 else word
+
+
+def named(text: str) -> list[tuple[str, str]]:
+    """(name, how it was named) for each name the text gives outright, in order: "called"
+    (X라는), or the label before it (이름, 원청, 하청, ...)."""
+    found: list[tuple[int, str, str]] = []
+    for m in _CALLED_X.finditer(text):
+        name = bare(m.group("name"))
+        if plausible_name(name):
+            found.append((m.start(), name, "called"))
+    for m in _LABELLED.finditer(text):
+        name = bare(m.group("name"))
+        handle = m.group("label") in ("닉네임", "아이디")  # any word can be a nickname
+        if plausible_name(name) or (handle and len(name) >= 2 and name not in _NOT_NAMES):
+            found.append((m.start(), name, m.group("label")))
+    for m in _LABELLED_EN.finditer(text):
+        name = m.group("name").strip()
+        if plausible_name(name.split()[0]):
+            found.append((m.start(), name, "called"))
+    found.sort()
+    seen: set[str] = set()
+    out = []
+    for _, name, how in found:
+        if name not in seen:
+            seen.add(name)
+            out.append((name, how))
+    return out
+
+
+def party_name(text: str) -> str | None:
+    """The other party's name as given outright: the first name that is not the main
+    contractor's (원청 is another party beside the employer)."""
+    for name, how in named(text):
+        if how != "원청":
+            return name
+    return None
