@@ -84,6 +84,7 @@ async def _export(settings: Settings, args: argparse.Namespace) -> None:
             engine=engine.records,
             include_open=args.all,
             deadlines_of=lambda record: engine.deadlines_of(record, "ko"),
+            intake_state=engine.intake_state,
         )
     finally:
         await engine.close()

@@ -33,6 +33,10 @@ EXPORT_KEYS = (
 # What a medical row adds (a legal row has them empty): whom it is about, the remembered
 # profile and the questions asked with their sources (db/medical_repo.profile_data).
 MEDICAL_KEYS = ("subject", "profile", "questions")
+# What a legal row adds (a medical row has them empty): values said for a recorded field that
+# were not applied (to check), and what the person added after the summary. A legal row's
+# `questions` are the questions the person asked back, for the lawyer to answer.
+LEGAL_KEYS = ("asides", "addenda")
 
 
 async def collect(
@@ -41,13 +45,15 @@ async def collect(
     include_open: bool,
     deadlines_of: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None,
     medical_summary: Callable[[Any, list[dict[str, Any]]], Awaitable[str | None]] | None = None,
+    intake_state: Callable[[str], Awaitable[dict[str, Any]]] | None = None,
 ) -> list[dict[str, Any]]:
     """Completed intakes (and open and cancelled ones, with their missing fields, when
     `include_open`) and every medical profile, safety alerts first, then those with a
     deadline within 30 days.
 
     `deadlines_of` works out a record's deadlines (due dates as of today) from its facts;
-    `medical_summary` writes a profile's pre-visit summary as of now.
+    `medical_summary` writes a profile's pre-visit summary as of now; `intake_state` reads an
+    intake's state (its questions back, asides and addenda, also while it is open).
     """
     statuses = ["completed", "open", "cancelled"] if include_open else ["completed"]
     sessions = await repo.list_sessions(engine=engine, statuses=statuses)
@@ -58,10 +64,14 @@ async def collect(
         record["alerts"] = alerts.get(session.id, [])
         record["deadlines"] = deadlines_of(record) if deadlines_of else []
         record["urgent"] = any(d["urgent"] for d in record["deadlines"])
+        state = await intake_state(session.id) if intake_state is not None else {}
+        said = state or (record["structured"] or {})
         rows.append(
             {key: record[key] for key in EXPORT_KEYS}
             | {"evidence_files": record["evidence_files"]}
             | dict.fromkeys(MEDICAL_KEYS)
+            | {"questions": [dict(q) for q in said.get("questions") or []]}
+            | {key: [dict(v) for v in said.get(key) or []] for key in LEGAL_KEYS}
         )
     for profile in await medical_repo.list_profiles(engine=engine):
         record = await medical_repo.profile_record(engine=engine, profile=profile)
@@ -72,6 +82,7 @@ async def collect(
             | {"evidence_files": [], "facts": {}, "facts_detail": {}, "missing_fields": []}
             | {"urgent": False, "deadlines": [], "completed_at": None}
             | {key: record[key] for key in MEDICAL_KEYS}
+            | dict.fromkeys(LEGAL_KEYS)
         )
     # Sessions with a safety alert first: staff look at them before anything else; then
     # those with a deadline close by.
@@ -85,7 +96,9 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
         return json.dumps(rows, ensure_ascii=False, indent=2)
     if fmt == "csv":
         out = io.StringIO()
-        writer = csv.DictWriter(out, fieldnames=[*EXPORT_KEYS, "evidence_files", *MEDICAL_KEYS])
+        writer = csv.DictWriter(
+            out, fieldnames=[*EXPORT_KEYS, "evidence_files", *MEDICAL_KEYS, *LEGAL_KEYS]
+        )
         writer.writeheader()
         for row in rows:
             writer.writerow(

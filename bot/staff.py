@@ -129,6 +129,7 @@ class StaffViews:
             include_open="all" in args,
             deadlines_of=lambda record: self.deadlines_of(record, lang),
             medical_summary=lambda profile, alerts: self.medical_summary(profile, alerts, lang),
+            intake_state=self.intake_state,
         )
         if not rows:
             reply.add(kn.message("export_empty", lang))

@@ -318,7 +318,8 @@ class TurnSteps:
         delivered again after a crash, gets the summary that crash kept from being sent."""
         reply.state, reply.progress = "COMPLETED", 100
         if not self._replays(values, inbound):
-            if inbound.kind == "text" and not reply.alerts:
+            confirming = inbound.kind == "choice" and inbound.data.startswith("a:changes:")
+            if (inbound.kind == "text" and not reply.alerts) or confirming:
                 if await self._amend(session_id, values, inbound, reply):
                     return
                 reply.add(self.knowledge.message("amend_nothing", reply.lang))
@@ -337,7 +338,12 @@ class TurnSteps:
         context = Context(
             knowledge=self.knowledge, brain=self.brain, lang=reply.lang, now=now, kb=self.kb
         )
-        amended = await self.spec.amend(context, values, inbound.text[:MAX_INPUT_CHARS])
+        amended = await self.spec.amend(
+            context,
+            values,
+            inbound.text[:MAX_INPUT_CHARS] if inbound.kind == "text" else "",
+            inbound.data if inbound.kind == "choice" else "",
+        )
         if amended is None:
             return False
         updates, messages = amended
@@ -354,7 +360,7 @@ class TurnSteps:
         await self._prune_checkpoints(config)
         if "summary" in updates:
             log.info("chat=%s session=%s summary amended", chat_tag(inbound.chat_id), session_id)
-        else:  # a question back, answered or noted: the intake itself is done
+        elif set(updates) == {"questions"}:  # a question back, answered or noted: it is done
             reply.add(self.knowledge.message("session_completed", reply.lang))
         return True
 
@@ -388,6 +394,10 @@ class TurnSteps:
         await self._write_records(session_id, values, "COMPLETED", None)
         await self._prune_checkpoints({"configurable": {"thread_id": session_id}})
 
+    async def intake_state(self, session_id: str) -> dict[str, Any]:
+        """An intake's state as its thread holds it ({} when the thread is gone)."""
+        return dict((await self._standing(session_id)).values or {})
+
     async def _prune_checkpoints(self, config: dict[str, Any]) -> None:
         """Keep only the last checkpoint of a finished thread (the legal state has no delta
         channels: the last checkpoint holds every value)."""
@@ -412,9 +422,8 @@ class TurnSteps:
         if inbound.kind == "file":
             return {**base, "kind": "file", "file": inbound.file or {}}
         if inbound.kind == "choice":
-            if node in ("FACT_COLLECTION", "RE_QUESTION") and not inbound.data.startswith(
-                f"a:{asked}:"
-            ):
+            answers = (f"a:{asked}:", "a:changes:")  # the question's, or a correction's yes/no
+            if node in ("FACT_COLLECTION", "RE_QUESTION") and not inbound.data.startswith(answers):
                 reply.add(
                     kn.message(
                         "already_answered" if inbound.data.startswith("a:") else "stale_button",

@@ -29,8 +29,9 @@ class GraphSpec:
         [Knowledge, dict[str, Any], str, str | None, str], dict[str, Any] | None
     ]
     draft_text: Callable[[KnowledgeBase, dict[str, Any], str, date], str | None]
-    # A message to a finished intake: (state updates, replies), or None when it changes nothing.
-    amend: Callable[[Any, dict[str, Any], str], Awaitable[tuple[dict[str, Any], list] | None]]
+    # A message (text, or the data of a pressed button) to a finished intake: (state updates,
+    # replies), or None when it changes nothing.
+    amend: Callable[[Any, dict[str, Any], str, str], Awaitable[tuple[dict[str, Any], list] | None]]
     # The deadlines a case's facts give (knowledge, sub-type, facts, language, today).
     deadlines: Callable[[Knowledge, str | None, dict[str, Any], str, date], list[Any]]
 

@@ -349,6 +349,9 @@ class Lexicon(Strict):
     ongoing: dict[Lang, list[str]] = {}  # "재직 중", "still" — an end date that has not come
     hedges: dict[Lang, list[str]] = {}  # "아마", "인 것 같", "maybe": a value to confirm first
     people: dict[Lang, list[str]] = {}  # "엄마", "저", "brother": a list of people is a count
+    # "결혼식", "수술", "보험사", "wedding": a date or amount in their clause is of another event
+    # or role, and fills no field by default (only a field's own cue places it)
+    other_events: dict[Lang, list[str]] = {}
 
 
 # --- Safety pre-check ----------------------------------------------------------------------

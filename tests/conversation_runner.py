@@ -228,6 +228,9 @@ class Person:
         return self.say(self.conv.get("case_hint") or UNKNOWN[self.conv["lang"]])
 
     def _answer(self, asked: str, reply: dict[str, Any]) -> dict[str, Any]:
+        if "a:changes:confirm" in _choices(reply):
+            # The bot shows a correction the person made (old -> new): they say yes.
+            return self.say({"choice": "a:changes:confirm"})
         times = self.asked_count.get(asked, 0)
         if reply.get("state") == "RE_QUESTION":
             self.score.refused += 1
@@ -242,6 +245,8 @@ class Person:
                 self.pending_interject.remove(item)
                 reply = self.say(item["say"], danger=bool(item.get("danger")), what=item["say"])
                 self.given |= set(item.get("gives") or [])
+                if "a:changes:confirm" in _choices(reply):
+                    reply = self.say({"choice": "a:changes:confirm"})
                 if reply.get("field") != asked or reply.get("state") == "COMPLETED":
                     return reply
         if any(d.startswith(f"a:{asked}:confirm") for d in _choices(reply)):

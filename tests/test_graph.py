@@ -125,14 +125,66 @@ async def test_correction_in_free_text_updates_the_fact_and_keeps_history(driver
     values = await driver.values()
     assert values["facts"]["amount"] == 5_000_000
     asked = (await driver.graph.aget_state(driver.config)).tasks[0].interrupts[0].value["field"]
-    reply = await driver.send("아 금액은 500만원이 아니라 50만원이에요")
+    shown = await driver.send("아 금액은 500만원이 아니라 50만원이에요")
+    values = await driver.values()
+    # Read from free text, the change is shown old -> new and made only on a yes.
+    assert values["facts"]["amount"] == 5_000_000
+    assert "5,000,000" in texts(shown) and "500,000" in texts(shown)
+    assert [c["data"] for c in shown["messages"][-1]["choices"]] == [
+        "a:changes:confirm",
+        "a:changes:deny",
+    ]
+    # It did not answer that question: one miss, so corrections alone cannot hold the intake.
+    assert values["attempts"][asked] == 1 and asked not in values.get("unknown", [])
+    reply = await driver.send(choice="a:changes:confirm")
     values = await driver.values()
     assert values["facts"]["amount"] == 500_000
     assert values["corrections"][-1] == {"field": "amount", "old": 5_000_000, "new": 500_000}
+    assert values["provenance"]["amount"]["confirmed"] is True
     assert reply["field"] == asked  # the question that was open is asked again
-    # It did not answer that question: one miss, so corrections alone cannot hold the intake.
-    assert values["attempts"][asked] == 1 and asked not in values.get("unknown", [])
-    assert "500,000" in texts(reply)
+
+
+async def test_a_correction_kept_is_not_applied_and_stays_for_the_lawyer(driver: Driver) -> None:
+    await driver.send("친구한테 500만원 빌려줬는데 안 갚아요")
+    await driver.send("아 금액은 500만원이 아니라 50만원이에요")
+    reply = await driver.send(choice="a:changes:deny")
+    values = await driver.values()
+    assert values["facts"]["amount"] == 5_000_000
+    assert values["asides"][-1]["value"] == 500_000
+    assert values["asides"][-1]["recorded"] == 5_000_000
+    assert reply["field"] is not None  # the intake goes on
+
+
+async def test_a_date_of_another_event_never_replaces_a_recorded_date(driver: Driver) -> None:
+    """A date said of something else (a wedding, the day the bank was called) is kept aside
+    and said so; the recorded date stays."""
+    await driver.send("작년 3월 5일에 친구 김민수한테 300만원 빌려줬는데 안 갚아요")
+    values = await driver.values()
+    assert values["facts"]["incident_date"] == "2025-03-05"
+    await driver.send("그 친구 결혼식이 10월 18일이었는데 그날 빌려준 걸로 생각했나봐요")
+    values = await driver.values()
+    assert values["facts"]["incident_date"] == "2025-03-05"
+    assert "repayment_date" not in values["facts"]  # the date asked is not the wedding's
+    assert not values.get("proposed")
+    assert "결혼식" in values["facts"]["action_description"]  # the story keeps it
+    # Said of the field itself (빌려준), another date is a correction: shown, not yet made.
+    await driver.send("빌려준 건 작년 4월이었던 것 같기도 하고요")
+    values = await driver.values()
+    assert values["facts"]["incident_date"] == "2025-03-05"
+    assert [p["field"] for p in values["proposed"]] == ["incident_date"]
+
+
+async def test_a_date_taken_back_corrects_the_field_that_held_it(driver: Driver) -> None:
+    """'3월 아니고 4월 5일' while another date is asked corrects the date that was March."""
+    await driver.send("작년 3월 5일에 친구 김민수한테 300만원 빌려줬는데 안 갚아요")
+    asked = (await driver.graph.aget_state(driver.config)).tasks[0].interrupts[0].value["field"]
+    assert asked == "repayment_date"
+    shown = await driver.send("아 3월 아니고 4월 5일이에요")
+    assert "2025-03-05" in texts(shown) and "2025-04-05" in texts(shown)  # the year kept
+    await driver.send(choice="a:changes:confirm")
+    values = await driver.values()
+    assert values["facts"]["incident_date"] == "2025-04-05"
+    assert "repayment_date" not in values["facts"]
 
 
 async def test_invalid_answers_are_reasked_twice_then_recorded_unknown(

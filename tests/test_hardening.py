@@ -242,12 +242,14 @@ async def test_a_correction_every_time_cannot_hold_the_intake(engine: Engine, kn
     await start_jeonse(engine, knowledge)
     fields = []
     for n, amount in enumerate(["1억", "1억 2000만원", "1억"]):
-        reply = await engine.handle(text(f"아 보증금은 {amount}이에요", minutes=2 + n))
+        shown = await engine.handle(text(f"아 보증금은 {amount}이에요", minutes=2 + n))
+        assert "a:changes:confirm" in offered(shown)  # old -> new, to confirm
+        reply = await engine.handle(choice("a:changes:confirm"))
         fields.append(reply.field)
     assert fields[:2] == ["still_occupying", "still_occupying"]
-    assert fields[2] != "still_occupying"
+    assert fields[2] != "still_occupying"  # each correction counted a miss: no loop
     values = await graph_values(engine)
-    assert values["facts"]["deposit"] == 100_000_000  # the latest statement is kept
+    assert values["facts"]["deposit"] == 100_000_000  # the latest confirmed correction
     assert [c["new"] for c in values["corrections"]] == [100_000_000, 120_000_000, 100_000_000]
 
 

@@ -29,8 +29,10 @@ def text(value: str, *, input_id: str | None = None, minutes: int = 0) -> Inboun
     )
 
 
-def choice(data: str) -> Inbound:
-    return Inbound(chat_id=CHAT, kind="choice", data=data, user_id=5, at=NOW)
+def choice(data: str, *, minutes: int = 0) -> Inbound:
+    return Inbound(
+        chat_id=CHAT, kind="choice", data=data, user_id=5, at=NOW + timedelta(minutes=minutes)
+    )
 
 
 def command(name: str, *args: str, user_id: int = 5, chat: int = CHAT) -> Inbound:
@@ -232,12 +234,54 @@ async def test_a_correction_after_the_summary_amends_it_and_staff_see_the_change
     engine: Engine,
 ) -> None:
     await finish_loan(engine)
-    reply = await engine.handle(text("아 금액이 300만원이 아니라 350만원이에요"))
+    shown = await engine.handle(text("아 금액이 300만원이 아니라 350만원이에요"))
+    assert "3,000,000" in joined(shown) and "3,500,000" in joined(shown)  # old -> new
+    [row] = await export_rows(engine)
+    assert row["facts"]["amount"] == 3_000_000  # not before the person says yes
+    reply = await engine.handle(choice("a:changes:confirm"))
     assert "3,500,000" in joined(reply)
     [row] = await export_rows(engine)
     assert row["facts"]["amount"] == 3_500_000
     assert row["structured"]["amendments"][0]["new"] == 3_500_000
     assert "✏️" in row["summary_text"]
+
+
+async def test_after_the_summary_two_corrections_in_one_message_are_confirmed_together(
+    engine: Engine,
+) -> None:
+    await finish_loan(engine)
+    shown = await engine.handle(
+        text("금액 300 아니고 350이에요 그리고 갚기로 한 날은 6월 아니라 7월이요")
+    )
+    assert "3,500,000" in joined(shown) and "2026-07" in joined(shown)
+    await engine.handle(choice("a:changes:confirm"))
+    [row] = await export_rows(engine)
+    assert row["facts"]["amount"] == 3_500_000
+    assert row["facts"]["repayment_date"] == "2026-07"
+
+
+async def test_after_the_summary_a_bare_value_or_another_matter_changes_no_field(
+    engine: Engine,
+) -> None:
+    """A completed intake is never rewritten by whatever comes next (a reliability probe):
+    a bare date, '어제요', another matter — each kept for the lawyer, no field changed."""
+    await finish_loan(engine)
+    [before] = await export_rows(engine)
+    for said in ("3.14", "어제요", "전세 보증금 1억을 못 돌려받고 있습니다", "~/.ssh/id_rsa"):
+        await engine.handle(text(said))
+    [row] = await export_rows(engine)
+    assert row["facts"] == before["facts"]
+    addenda = [a["text"] for a in row["structured"]["addenda"]]
+    assert "전세 보증금 1억을 못 돌려받고 있습니다" in addenda
+    assert "요약 후 덧붙인 말씀" in row["summary_text"]
+
+
+async def test_another_matter_after_the_summary_is_offered_as_a_new_intake(
+    engine: Engine,
+) -> None:
+    await finish_loan(engine)
+    reply = await engine.handle(text("그리고 전 남편이 양육비를 1년째 안 주고 있어요"))
+    assert "cmd:restart" in [c["data"] for m in reply.messages for c in m["choices"]]
 
 
 async def test_small_talk_after_the_summary_changes_nothing(engine: Engine) -> None:
@@ -307,7 +351,9 @@ async def test_a_word_in_passing_does_not_overwrite_a_fact_but_a_restated_value_
     rows = await fact_rows(engine)
     assert json.loads(rows["fraud_channel"].value_json) == "secondhand"
     assert json.loads(rows["party_role"].value_json) == "victim"
-    # ...while an amount stated again is the latest word on it.
-    await engine.handle(text("아 보낸 돈은 55만원이에요", minutes=2))
+    # ...while an amount stated again by its own words is a correction, made on a yes.
+    shown = await engine.handle(text("아 보낸 돈은 55만원이에요", minutes=2))
+    assert "550,000" in joined(shown)
+    await engine.handle(choice("a:changes:confirm", minutes=3))
     rows = await fact_rows(engine)
     assert json.loads(rows["amount"].value_json) == 550_000

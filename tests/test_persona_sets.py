@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bot import export
 from bot.engine import Engine, Inbound
+from graphs.common import names
 from tests.support import NOW
 
 SETS = Path(__file__).parent / "data" / "personas"
@@ -49,3 +51,52 @@ async def test_red_flags_fire_when_due_and_never_on_a_near_miss(engine: Engine, 
         if turn.get("near_miss"):
             assert not codes, f"near-miss raised {sorted(codes)}: {where}"
         raised |= codes
+
+
+# --- the legal sets ----------------------------------------------------------------------------
+
+LEGAL_CARDS = sorted(SETS.glob("legal_*/*.yaml"))
+
+
+def _legal_inbound(chat: int, text: str, at) -> Inbound | None:
+    if text.startswith("/"):
+        name, *args = text[1:].split()
+        return Inbound(chat_id=chat, kind="command", command=name, args=args, user_id=1, at=at)
+    if text.startswith("choice"):
+        return None  # a button of the reply as it was then; the reply may differ now
+    return Inbound(chat_id=chat, kind="text", text=text, user_id=1, at=at)
+
+
+@pytest.mark.parametrize(
+    "path", LEGAL_CARDS, ids=[f"{p.parent.name}/{p.stem}" for p in LEGAL_CARDS]
+)
+async def test_legal_cards_danger_names_and_questions(engine: Engine, path: Path) -> None:
+    card = load(path)
+    chat = 95000 + LEGAL_CARDS.index(path)
+    await engine.use_domain(chat, "legal")
+    raised: set[str] = set()
+    for step, turn in enumerate(card["turns"]):
+        text = str(turn["say"])
+        inbound = _legal_inbound(chat, text, NOW + timedelta(minutes=3 * step))
+        if inbound is None or text.startswith(("/forget", "/cancel", "/new")):
+            continue
+        reply = await engine.handle(inbound)
+        codes = {hit.code for hit in reply.alerts}
+        where = f"{card['id']} n{turn['n']}: {text[:60]}"
+        if turn.get("danger_due"):
+            assert codes or raised, f"danger told, no alert: {where}"
+        if not card["danger_card"]:
+            assert not codes, f"alert {sorted(codes)} in a card with no danger: {where}"
+        raised |= codes
+    rows = await export.collect(
+        engine=engine.records, include_open=True, intake_state=engine.intake_state
+    )
+    mine = [r for r in rows if r["chat_id"] == chat and r["domain"] == "legal"]
+    for row in mine:
+        party = (row["facts"] or {}).get("counterparty")
+        if isinstance(party, str) and " " not in party:
+            assert names.plausible_name(party), f"{card['id']}: counterparty {party!r}"
+    asked = (card.get("score_when_played") or {}).get("questions_back") or 0
+    if asked:
+        listed = [q for r in mine for q in r["questions"] or []]
+        assert listed, f"{card['id']}: {asked} questions asked back, none listed"

@@ -19,6 +19,12 @@ class Extraction:
     facts: dict[str, Any] = field(default_factory=dict)  # other fields found, latest last
     emotions: tuple[dict[str, str], ...] = ()  # {"kind": ..., "cue": ...}
     correction: bool = False  # the message says an earlier statement was wrong
+    # Fields whose value a word of theirs placed ("보증금 2억", "6월 1일에 빌려줬"), not the
+    # default of its kind: a value said of the field itself.
+    cued: frozenset[str] = frozenset()
+    # Values the message takes back ("4월 아니고", "not 3 million"): (kind, value, as written).
+    taken_back: tuple[tuple[str, Any, str], ...] = ()
+    other_values: int = 0  # dates and amounts said of another event or role (kept in the story)
 
 
 class Brain(Protocol):

@@ -7,8 +7,9 @@ import re
 from datetime import datetime
 from typing import Any
 
-from graphs.common import normalize
+from graphs.common import names, normalize
 from graphs.common.brain import Extraction
+from graphs.common.names import SURNAME as _SURNAME
 from graphs.common.text import is_meaningless
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
@@ -42,11 +43,6 @@ _RELATION = "|".join(sorted(_RELATIONS, key=len, reverse=True))
 _PARTICLE = "한테|에게|께|이랑|랑|하고|씨|님|이가|이는|이를|이한테|가|이|은|는|을|를|와|과|도|의|한"
 # What may follow a name: a particle, a copula ending ("이민호요", "김철수예요") or a break.
 _AFTER_NAME = rf"(?:{_PARTICLE}|요|예요|였|야|입니다|라|[\s,.!?~)]|$)"
-# Common surnames (a name is a surname and a two-syllable given name) and compound surnames.
-_SURNAME = (
-    "[김이박최정강조윤장임한오서신권황안송전홍유류고문양손배백허남심노하곽성차주우구민진지엄"
-    "채원천방공현함변염여추도석선설마길연위표명기반라왕금옥육탁국맹]"
-)
 _NAMED_RELATION = re.compile(
     rf"(?P<rel>{_RELATION})\s*(?!님)"
     r"(?P<name>[가-힣]{1,2}\s?씨|(?:남궁|황보|제갈|선우|독고|사공|서문)[가-힣]{1,2}"
@@ -158,6 +154,7 @@ class FactExtractor:
         self._corrections = [w.lower() for ws in lex.correction_markers.values() for w in ws]
         self._ongoing = [w.lower() for ws in lex.ongoing.values() for w in ws]
         self._people = {w.lower() for ws in lex.people.values() for w in ws}
+        self._other_events = [w.lower() for ws in lex.other_events.values() for w in ws]
         self._emotions = [
             (kind, cue.lower())
             for kind, by_lang in lex.emotions.items()
@@ -172,8 +169,17 @@ class FactExtractor:
         lowered = text.lower()
         keys = self._field_keys(sub_type)
         cued: set[str] = set()
+        taken_back: list[tuple[str, Any, str]] = []
+        others: list[tuple[str, int, int]] = []
         facts = self._free_text_facts(
-            text, sub_type=sub_type, keys=keys, asked=asked, now=now, cued=cued
+            text,
+            sub_type=sub_type,
+            keys=keys,
+            asked=asked,
+            now=now,
+            cued=cued,
+            taken_back=taken_back,
+            others=others,
         )
         answer, invalid, unknown = None, None, False
         if asked is not None:
@@ -183,7 +189,11 @@ class FactExtractor:
                 # of another fact either: record nothing and ask again with the reason.
                 facts = {}
             tagged = facts.pop(asked, None)
-            answer, invalid = self.parse_answer(spec, text, now=now, tagged=tagged)
+            said = text
+            for kind, start, end in others:  # another event's value answers nothing
+                if kind == spec.kind:
+                    said = said[:start] + " " * (end - start) + said[end:]
+            answer, invalid = self.parse_answer(spec, said, now=now, tagged=tagged)
             if spec.kind == "text" and tagged is None and answer is not None and cued & set(facts):
                 # "다음달 말까지 갚기로 했어요" to "who borrowed it?" states another field's value by
                 # its cue (갚기로 -> repayment date) and names nobody: keep the value, ask again (a
@@ -197,7 +207,10 @@ class FactExtractor:
             unknown=unknown,
             facts=facts,
             emotions=self._emotions_in(lowered),
-            correction=any(marker in lowered for marker in self._corrections),
+            correction=bool(taken_back) or any(m in lowered for m in self._corrections),
+            cued=frozenset(cued),
+            taken_back=tuple(taken_back),
+            other_values=len(others),
         )
 
     def parse_answer(
@@ -354,10 +367,13 @@ class FactExtractor:
         asked: str | None,
         now: datetime,
         cued: set[str] | None = None,
+        taken_back: list[tuple[str, Any, str]] | None = None,
+        others: list[tuple[str, int, int]] | None = None,
     ) -> dict[str, Any]:
         """Values of any of the sub-type's fields stated in free text (latest statement wins).
 
-        `cued` collects the fields whose amount or date was placed by a cue word, not by default.
+        `cued` collects the fields whose amount or date was placed by a cue word, not by default;
+        `taken_back` the amounts and dates the text takes back ("4월 아니고").
         """
         k2 = self.knowledge.k2
         specs = {key: k2.field(sub_type, key) for key in keys}
@@ -387,8 +403,18 @@ class FactExtractor:
                 if _TAKEN_BACK_BEFORE.search(text[: match.start]) or _TAKEN_BACK_AFTER.match(
                     text[match.end :]
                 ):
+                    if taken_back is not None:
+                        taken_back.append((kind, match.value, text[match.start : match.end]))
                     continue
                 by_cue = self._cued_field(lowered, match.start, match.end, fields, specs)
+                if by_cue is None and self._of_another_event(
+                    lowered, match.start, match.end, own=[c for k in fields for c in specs[k].cues]
+                ):
+                    # "결혼식이 10월 18일이었는데", "보험사가 80만원 준대요": another event's
+                    # date, another role's amount; the story keeps it, no field takes it.
+                    if others is not None:
+                        others.append((kind, match.start, match.end))
+                    continue
                 key = by_cue or fallback
                 if key is None:
                     continue
@@ -463,7 +489,20 @@ class FactExtractor:
             name = self._counterparty_name(text)
             if name:
                 facts["counterparty"] = name
+                if cued is not None:  # named beside its role word ("집주인 정미경", "OO건설")
+                    cued.add("counterparty")
         return facts
+
+    def _of_another_event(self, lowered: str, start: int, end: int, own: list[str]) -> bool:
+        """Whether the clause of a value names another event or role (lexicon other_events)
+        that is not a cue of the sub-type's own fields (`own`: 월세 is a lease's own)."""
+        before = lowered[:start]
+        boundaries = list(_CLAUSE_BOUNDARY.finditer(before))
+        head = boundaries[-1].end() if boundaries else 0
+        tail = _CLAUSE_BOUNDARY.search(lowered, end)
+        clause = lowered[head : tail.end() if tail else len(lowered)]
+        owned = {cue.lower() for cue in own}
+        return any(word in clause and word not in owned for word in self._other_events)
 
     @staticmethod
     def _cued_field(
@@ -498,12 +537,18 @@ class FactExtractor:
 
     @staticmethod
     def _counterparty_name(text: str) -> str | None:
-        """A named person or company in free text ("친구 김철수", "사장 최씨", "OO건설"), if any."""
+        """A named person or company in free text ("친구 김철수", "사장 최씨", "OO건설",
+        "김과장이라는 사람", "이름은 박지훈"), if any."""
+        given = names.party_name(text)
+        if given is not None:
+            return given
         for match in _NAMED_RELATION.finditer(text):
             name = match.group("name")
             if name[:2] in _NOT_A_NAME_START or (
                 not name.endswith("씨") and name[-1] in _NOT_A_NAME_END
             ):
+                continue
+            if not name.endswith("씨") and not names.plausible_name(name):
                 continue
             return f"{match.group('rel')} {name}"
         match = _COMPANY.search(text)

@@ -68,12 +68,12 @@ def detect_lang(text: str) -> Literal["ko", "en"] | None:
 
 def clearly_written_in(text: str) -> Literal["ko", "en"] | None:
     """The language a message is plainly written in, for a chat to follow: English from three
-    words on, Korean from six syllables on, each at least twice the other script. A word or
+    words and ten letters on ("~/.ssh/id_rsa" is none), Korean from six syllables on, each at least twice the other script. A word or
     term of the other language ("jeonse", "보증금", "LG", "ok") is no change of language."""
     hangul = len(_HANGUL_SYLLABLE.findall(text))
     words = _LATIN_WORD.findall(text)
     latin = sum(len(w) for w in words)
-    if len(words) >= 3 and latin >= 2 * hangul:
+    if len(words) >= 3 and latin >= 10 and latin >= 2 * hangul:
         return "en"
     if hangul >= 6 and hangul >= 2 * latin:
         return "ko"

@@ -1,8 +1,17 @@
-"""After the summary: corrections and additions update it, and questions still get answered.
+"""After the summary: a finished intake keeps listening, and changes only what is confirmed.
 
-The summary invites corrections ("틀린 곳이 있으면 알려 주세요"), so a finished intake keeps
-listening: what a later message changes or adds is merged, the summary is written again and
-marked amended, and staff see each change with its time.
+The summary invites corrections ("틀린 곳이 있으면 알려 주세요"). A later message is read for
+corrections of recorded fields under the same rules as during the intake
+(graphs/legal/changes.py): a correction — the recorded value taken back, or the field named by
+its own cue — and a field still missing given by its cue are shown old → new with yes / keep
+buttons and applied only on yes; several in one message are confirmed together. Anything else
+changes no field:
+- a question back is answered from K3 where it can be and listed for the lawyer;
+- a value that differs from a recorded one without correcting it, a correction that could not
+  be read, or more of the story is kept as an addendum for the lawyer, in the person's words;
+- another matter (the classifier is sure of another case type) is kept as an addendum too, and
+  a new intake is offered with a button.
+Noise (a bare "ㅋㅋ", "?") changes nothing and is not kept.
 """
 
 from __future__ import annotations
@@ -10,61 +19,148 @@ from __future__ import annotations
 from typing import Any
 
 from graphs.common.context import Context
+from graphs.common.text import is_meaningless
 from graphs.legal import prompts
 from graphs.legal import story as told_story
+from graphs.legal.changes import bare_amount_corrections, change, sort_facts
 from graphs.legal.nodes import converse, merge_facts, split_party
 from graphs.legal.state import Message
 from graphs.legal.summary import build_summary
 
+MAX_ADDENDUM = 600  # characters of one addendum kept
+MAX_ADDENDA = 30  # addenda kept per intake (the oldest are dropped past it)
+NEW_MATTER_CONFIDENCE = 0.6  # how sure the classifier must be that a message is another matter
+# Kinds whose value in free text is placed by the field's own words (an option, yes / no).
+_WORDED_KINDS = frozenset({"choice", "multi_choice", "yesno"})
+NEW_INTAKE_BUTTON = "cmd:restart"  # the /new confirmation's "start a new intake" button
+
 
 async def amend(
-    ctx: Context, values: dict[str, Any], text: str
+    ctx: Context, values: dict[str, Any], text: str = "", data: str = ""
 ) -> tuple[dict[str, Any], list[Message]] | None:
-    """(state updates, replies) for a message to a finished intake; None when it neither
-    changes nor adds anything nor asks anything."""
+    """(state updates, replies) for a message (or the yes / keep press `data`) to a finished
+    intake; None when it asks, changes and adds nothing (noise)."""
     kn, lang, sub_type = ctx.knowledge, ctx.lang, values.get("sub_type")
-
-    if not sub_type or not text.strip():
+    if not sub_type:
         return None
     at = ctx.now.isoformat()
+    if data:
+        return _settle(ctx, values, data, at)
+    if not text.strip() or is_meaningless(text):
+        return None
     ex = await ctx.brain.extract_facts(text, sub_type=sub_type, asked=None, now=ctx.now)
-    before = dict(values.get("facts", {}))
-    facts = dict(before)
+    facts = dict(values.get("facts", {}))
     found = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != "action_description"}
     found = split_party(kn, found, text, facts)
-    corrections = list(values.get("corrections", []))
-    changes = merge_facts(facts, found, corrections)
-    added = [k for k in found if k not in before]
-    details, new_details = told_story.with_details(kn, values.get("details", []), text)
-    if not changes and not added and not new_details:
-        talk = converse(kn, sub_type, text, lang, values)  # type: ignore[arg-type]
-        if talk is None or not talk[1] or talk[1] == values.get("questions", []):
-            return None  # only a question back is answered after the summary
+    kinds = {k: kn.k2.field(sub_type, k).kind for k in {*found, *facts} if k in kn.k2.fields}
+    read = sort_facts(facts, found, ex, kinds, text=text)
+    proposed = list(read.proposed)
+    named = {p["field"] for p in proposed}
+    proposed += [p for p in bare_amount_corrections(facts, kinds, text) if p["field"] not in named]
+    for aside in list(read.aside):
+        if aside["field"] in ex.cued:
+            # the field named by its own words: a correction, shown old -> new to confirm
+            read.aside.remove(aside)
+            proposed.append(change(aside["field"], aside["recorded"], aside["value"], text))
+    for key, value in read.new.items():
+        # A field still missing is filled only by a value said of it ("보증금은 1억이에요"):
+        # a bare "3.14" or "어제요" after the summary dates nothing.
+        if key in ex.cued or kinds.get(key) in _WORDED_KINDS:
+            proposed.append(change(key, facts.get(key), value))
+    if proposed:
+        proposed = [p | {"quote": text[:160]} for p in proposed]
+        return {"proposed": proposed}, [prompts.confirm_changes(kn, sub_type, proposed, lang)]
+    talk = converse(kn, sub_type, text, lang, values)  # type: ignore[arg-type]
+    if talk is not None:
         messages, questions = talk
-        return {"questions": questions}, messages
-    story = told_story.told(values.get("story", []), text, at=at, carries=True)
+        if questions and questions != values.get("questions", []):
+            return {"questions": questions}, messages  # answered where K3 can, listed
+        return None  # thanks, small talk: nothing to keep
+    # Nothing to change: kept for the lawyer as the person said it.
+    updates: dict[str, Any] = {"addenda": _added(values, text, at)}
+    messages: list[Message] = []
+    if read.aside:
+        updates["asides"] = [
+            *values.get("asides", []),
+            *(a | {"quote": text[:160], "at": at} for a in read.aside),
+        ]
+        messages += prompts.aside_notes(kn, sub_type, read.aside, lang)
+    key = "addendum_unread_correction" if ex.correction and not read.aside else "addendum_kept"
+    messages.append(prompts.say(kn, lang, key))
+    if await _another_matter(ctx, sub_type, text):
+        messages.append(
+            prompts.message(
+                kn.message("addendum_new_matter", lang),
+                [{"label": kn.message("btn_new_intake", lang), "data": NEW_INTAKE_BUTTON}],
+            )
+        )
+    summary = build_summary(ctx.knowledge_base, {**values, **updates}, lang, today=ctx.now.date())
+    updates["summary"] = summary
+    return updates, messages
+
+
+def _settle(
+    ctx: Context, values: dict[str, Any], data: str, at: str
+) -> tuple[dict[str, Any], list[Message]] | None:
+    """The person's yes or keep for the changes shown: applied (and the summary rewritten) or
+    kept aside for the lawyer."""
+    kn, lang = ctx.knowledge, ctx.lang
+    proposed = values.get("proposed") or []
+    if not proposed or data not in ("a:changes:confirm", "a:changes:deny"):
+        return None
+    if data == "a:changes:deny":
+        asides = [
+            *values.get("asides", []),
+            *(
+                {"field": p["field"], "value": p["new"], "recorded": p["old"], "quote": p["quote"]}
+                | {"at": at}
+                for p in proposed
+            ),
+        ]
+        return {"proposed": [], "asides": asides}, [prompts.say(kn, lang, "changes_kept")]
+    facts = dict(values.get("facts", {}))
+    corrections = list(values.get("corrections", []))
+    before = dict(facts)
+    changes = merge_facts(facts, {p["field"]: p["new"] for p in proposed}, corrections)
+    added = [p["field"] for p in proposed if before.get(p["field"]) is None]
+    quote = proposed[0].get("quote", "")
+    story = told_story.told(values.get("story", []), quote, at=at, carries=True)
     facts["action_description"] = told_story.account(values.get("description", ""), story)
-    amendments = [
-        *values.get("amendments", []),
-        *({"field": f, "old": old, "new": new, "at": at} for f, old, new in changes),
-        *({"field": k, "old": None, "new": facts[k], "at": at} for k in added),
-        *({"field": "detail", "old": None, "new": d["value"], "at": at} for d in new_details),
-    ]
     updates: dict[str, Any] = {
+        "proposed": [],
         "facts": facts,
-        "unknown": [k for k in values.get("unknown", []) if k not in found],
+        "unknown": [k for k in values.get("unknown", []) if k not in added],
         "corrections": corrections,
-        "amendments": amendments,
+        "amendments": [
+            *values.get("amendments", []),
+            *({"field": f, "old": old, "new": new, "at": at} for f, old, new in changes),
+            *({"field": k, "old": None, "new": facts[k], "at": at} for k in added),
+        ],
         "provenance": told_story.noted(
             values.get("provenance", {}),
-            [f for f, _, _ in changes] + added,
-            quote=text,
+            [p["field"] for p in proposed],
+            quote=quote,
             at=at,
-            confirmed=False,
+            confirmed=True,
         ),
-        "details": details,
         "story": story,
     }
     summary = build_summary(ctx.knowledge_base, {**values, **updates}, lang, today=ctx.now.date())
     updates["summary"] = summary
     return updates, [prompts.say(kn, lang, "amended"), prompts.message(summary["text"])]
+
+
+def _added(values: dict[str, Any], text: str, at: str) -> list[dict[str, Any]]:
+    addenda = [*values.get("addenda", []), {"text": text.strip()[:MAX_ADDENDUM], "at": at}]
+    return addenda[-MAX_ADDENDA:]
+
+
+async def _another_matter(ctx: Context, sub_type: str, text: str) -> bool:
+    """Whether the classifier is sure the message tells of another kind of matter."""
+    result = await ctx.brain.classify_case(text)
+    return (
+        result.top is not None
+        and result.confident
+        and result.confidence >= NEW_MATTER_CONFIDENCE
+        and result.top.sub_type != sub_type
+    )

@@ -20,6 +20,12 @@ from graphs.common.story import split_counterparty
 from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import prompts
 from graphs.legal import story as told_story
+from graphs.legal.changes import (
+    bare_amount_corrections,
+    change,
+    sort_facts,
+    taken_back_field,
+)
 from graphs.legal.fields import next_field, percent, progress
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
@@ -28,7 +34,6 @@ from knowledge.loader import Knowledge
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
 MAX_CANDIDATES = 3  # case types offered as buttons when unsure
-VALUE_KINDS = frozenset({"amount", "date", "int", "duration", "decimal"})  # stated, not implied
 EVIDENCE_KIND_OF_FILE = {"photo": "photo", "document": "other"}
 # Why an answer did not fit its field, when the message carried another field's fact instead:
 # then it answered something else (counted as a miss, not shown as an invalid answer).
@@ -155,6 +160,11 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     if found:
         listed = prompts.describe_facts(kn, sub_type, found, lang)
         outbox.append(prompts.say(kn, lang, "already_given", facts=listed))
+    # "…돈을 안 갚아요. 이거 소송하면 이길 수 있어요?": the question is the lawyer's to answer
+    asked_now, questions = asked_along(
+        kn, sub_type, description, lang, state.get("questions", []), whole=True
+    )
+    outbox += asked_now
     at = ctx.now.isoformat()
     return {
         "case_type": kn.k1.sub_type(sub_type)[0].code,
@@ -167,6 +177,7 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         "approx": sorted(set(state.get("approx", [])) | _approx(extraction, found)),
         "details": details,
         "emotions": emotions,
+        "questions": questions,
         "outbox": outbox,
     }
 
@@ -223,11 +234,12 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
     if key is None:
         return {"asking": None, "answer": None}
     spec = ctx.knowledge_base.question(sub_type, key)
-    ask = (
-        prompts.confirm_question(kn, sub_type, pending, lang)
-        if pending
-        else prompts.question_for(kn, spec, state, key, lang)
-    )
+    if state.get("proposed"):  # a correction read from free text: confirmed before anything
+        ask = prompts.confirm_changes(kn, sub_type, state["proposed"], lang)
+    elif pending:
+        ask = prompts.confirm_question(kn, sub_type, pending, lang)
+    else:
+        ask = prompts.question_for(kn, spec, state, key, lang)
     outbox = [*state.get("outbox", []), ask]
     reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
     return {**received(reply), "asking": key, "outbox": []}
@@ -244,6 +256,39 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
     update: dict[str, Any] = {"answer": None, "invalid": None}
     if answer.get("kind") == "file":
         return {**update, **_record_file(state, answer["file"], key, facts, outbox, ctx)}
+    asides = list(state.get("asides", []))
+    proposed, confirming = state.get("proposed") or [], False
+    if proposed:
+        update["proposed"] = []
+        verdict = _verdict(kn, answer, "changes", lang, strict=True)
+        if verdict is not None:
+            if verdict:
+                for made in proposed:
+                    merge_facts(facts, {made["field"]: made["new"]}, corrections)
+                provenance = told_story.noted(
+                    provenance,
+                    [c["field"] for c in proposed],
+                    quote=proposed[0].get("quote", ""),
+                    at=at,
+                    confirmed=True,
+                )
+                outbox.append(prompts.say(kn, lang, "changes_applied"))
+            else:
+                asides += [_as_aside(c, at) for c in proposed]
+                outbox.append(prompts.say(kn, lang, "changes_kept"))
+            return {
+                **update,
+                "facts": facts,
+                "corrections": corrections,
+                "provenance": provenance,
+                "asides": asides,
+                "outbox": outbox,
+            }
+        # Something else was said: the change is not made (kept for the lawyer), and the
+        # message is read for what it tells, not as an answer to a question it never saw.
+        asides += [_as_aside(c, at) for c in proposed]
+        update["asides"] = asides
+        confirming = True
     pending = state.get("pending")
     if pending is not None:
         verdict = _verdict(kn, answer, key, lang)
@@ -280,39 +325,49 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
         ex = await ctx.brain.extract_facts(text, sub_type=sub_type, asked=key, now=ctx.now)
         other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
         other = split_party(kn, other, text, facts)
-        if not ex.correction:
-            # A word in passing ("카톡 캡처 있어요" after "당근에서 샀어요") does not overwrite
-            # a choice, a yes/no or a name said before; a value stated again ("아 보증금은
-            # 1억이에요") or a correction ("아니라", "actually") does.
-            other = {
-                k: v
-                for k, v in other.items()
-                if k not in facts or facts[k] == v or kn.k2.field(sub_type, k).kind in VALUE_KINDS
-            }
-        restated = {k: v for k, v in other.items() if k in facts and facts[k] == v}
-        for field, old, new in merge_facts(facts, other, corrections):
-            spec = kn.k2.field(sub_type, field)
-            old_s, new_s = (
-                prompts.format_value(kn, spec, old, lang),
-                prompts.format_value(kn, spec, new, lang),
-            )
-            outbox.append(
-                prompts.say(
-                    kn, lang, "correction_applied", field=spec.label.get(lang), old=old_s, new=new_s
-                )
-            )
-        fresh = [k for k in other if k not in restated]
+        # A recorded fact changes only through a confirmed correction of that field; another
+        # value said of it (a date of another event, an offer beside the loss) is kept aside.
+        kinds = {k: kn.k2.field(sub_type, k).kind for k in {*other, *facts} if k in kn.k2.fields}
+        read = sort_facts(facts, other, ex, kinds, asked=key, text=text)
+        merge_facts(facts, read.new, corrections)
+        restated = read.same
+        named = {c["field"] for c in read.proposed}
+        proposed_now = [
+            *read.proposed,
+            *(c for c in bare_amount_corrections(facts, kinds, text) if c["field"] not in named),
+        ]
+        if proposed_now:
+            update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
+        if read.aside:
+            asides += [a | {"quote": text[:160], "at": at} for a in read.aside]
+            update["asides"] = asides
+            outbox += prompts.aside_notes(kn, sub_type, read.aside, lang)
+        fresh = list(read.new)
         provenance = told_story.noted(provenance, fresh, quote=text, at=at, confirmed=False)
         approx = _approx(ex, other)
         details, new_details = told_story.with_details(kn, state.get("details", []), text)
         story = told_story.told(
-            state.get("story", []), text, at=at, carries=bool(fresh or new_details)
+            state.get("story", []),
+            text,
+            at=at,
+            carries=bool(fresh or new_details or ex.other_values or read.aside or read.proposed),
         )
         facts["action_description"] = told_story.account(state.get("description", ""), story)
         emotions = [*state.get("emotions", []), *ex.emotions]
         outbox += _empathy(kn, lang, state.get("emotions", []), emotions, None)
         update.update(emotions=emotions, details=details, story=story)
         value, reason, said_unknown = ex.answer, ex.invalid, ex.unknown
+        asked_kind = kn.k2.field(sub_type, key).kind
+        corrected = taken_back_field(facts, ex, kinds, asked_kind)
+        if value is not None and corrected is not None and corrected != key:
+            # "3월 아니고 4월 5일이에요" while another date is asked: the March on record is
+            # corrected (once confirmed); the question asked comes again.
+            update["proposed"] = [
+                *update.get("proposed", []),
+                change(corrected, facts[corrected], value, text) | {"quote": text[:160]},
+            ]
+            value, reason = None, None
+            aside = True
         if ex.correction and other and kn.k2.field(sub_type, key).kind == "text":
             value, reason = None, None  # a correction of another fact, not an answer to this one
         if value is not None and key == "counterparty":
@@ -321,13 +376,23 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
                 provenance = told_story.noted(
                     provenance, ["counterparty_type"], quote=text, at=at, confirmed=False
                 )
-        if value is None and not said_unknown:
-            talk = converse(kn, sub_type, text, lang, state)
-            if talk is not None:  # a question back, small talk, out of scope: not a wrong answer
-                messages, questions = talk
+        talk = (
+            converse(kn, sub_type, text, lang, state)
+            if value is None and not said_unknown
+            else None
+        )
+        if talk is not None:  # a question back, small talk, out of scope: not a wrong answer
+            messages, questions = talk
+            outbox += messages
+            update["questions"] = questions
+            aside = True
+        else:  # an answer (or a fact) that also asks something: the question is kept too
+            messages, questions = asked_along(
+                kn, sub_type, text, lang, state.get("questions", []), whole=True
+            )
+            if len(questions) > len(state.get("questions", [])):
                 outbox += messages
                 update["questions"] = questions
-                aside = True
         if value is None and not said_unknown and other and reason in ANSWERED_ELSEWHERE:
             # The message told something else, not this: kept (or corrected) above; this field
             # is asked again and the miss counts, so restating or correcting cannot loop.
@@ -336,6 +401,15 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
                 restated_note = _already_recorded(kn, sub_type, restated, lang)
         if key in ex.facts or value is not None:
             approx |= _approx(ex, {key: value})
+    if update.get("proposed") and value is None and not said_unknown:
+        # A correction to confirm comes first: the miss counts (no loop), the question waits.
+        attempts = {**state.get("attempts", {}), key: state.get("attempts", {}).get(key, 0) + 1}
+        update["attempts"] = attempts
+        reason = None
+        if attempts[key] >= FAILURES_BEFORE_UNKNOWN:
+            unknown.append(key)
+    elif confirming and value is None and reason != "elsewhere":
+        reason = None  # the question was not asked this turn: no miss, it comes next
     label = kn.k2.field(sub_type, key).label.get(lang)
     if value is not None and picked and isinstance(value, list):
         value = [*picked, *(v for v in value if v not in picked)]  # typed kinds join the picks
@@ -393,6 +467,17 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
     }
 
 
+def _as_aside(change: dict[str, Any], at: str) -> dict[str, Any]:
+    """A correction not confirmed, kept for the lawyer beside the recorded value."""
+    return {
+        "field": change["field"],
+        "value": change["new"],
+        "recorded": change["old"],
+        "quote": change.get("quote", ""),
+        "at": at,
+    }
+
+
 def _unsure(kn: Knowledge, text: str) -> bool:
     """Whether the person sounds unsure of what they said (a value asked back, a hedge)."""
     lowered = text.strip().lower()
@@ -401,12 +486,17 @@ def _unsure(kn: Knowledge, text: str) -> bool:
     return any(hedge in lowered for hedge in kn.lexicon.hedges.get(detect_lang(text) or "ko", []))
 
 
-def _verdict(kn: Knowledge, answer: dict[str, Any], key: str, lang: str) -> bool | None:
-    """True / False for a confirmation (button or a typed yes / no); None for anything else."""
+def _verdict(
+    kn: Knowledge, answer: dict[str, Any], key: str, lang: str, *, strict: bool = False
+) -> bool | None:
+    """True / False for a confirmation (button or a typed yes / no); None for anything else.
+
+    `strict`: only a short typed yes / no counts ("네", "아니요 그대로요"), not a sentence that
+    happens to end in one ("7월까지 갚기로 했어요")."""
     if answer.get("kind") == "choice":
         return {f"a:{key}:confirm": True, f"a:{key}:deny": False}.get(answer.get("data", ""))
     words = _text(answer).lower().strip(" .!~")
-    if not words:
+    if not words or (strict and (len(words) > 12 or any(ch.isdigit() for ch in words))):
         return None
     return parse_yes_no(words, yes=kn.lexicon.yes.get(lang, []), no=kn.lexicon.no.get(lang, []))
 
@@ -497,6 +587,40 @@ def converse(
     if intent.kind == "thanks":
         return [prompts.say(kn, lang, "thanks_reply")], questions
     return None
+
+
+# Where a sentence ends: punctuation, a line break, or a Korean sentence ending (요, 다, 죠,
+# 까) before more words ("끝이에요 이거 소송하면 이길 수 있어요?").
+_SENTENCE_END = re.compile(r"(?<=[?？!.。])\s*|\n+|(?<=[요다죠까])\s+(?=\S)")
+
+
+def asked_along(
+    kn: Knowledge,
+    sub_type: str,
+    text: str,
+    lang: str,
+    questions: list[dict[str, Any]],
+    *,
+    whole: bool = False,
+) -> tuple[list[Message], list[dict[str, Any]]]:
+    """Questions asked inside a message that also told something ("네 신고했어요. 이거 다
+    갚아야돼요??"): each question sentence is listed for the lawyer and answered from K3 where
+    it can be. A whole message that is a question is `converse`'s, unless `whole` (the first
+    message, which is the description as well)."""
+    messages, listed = [], list(questions)
+    known = {q["text"] for q in listed}
+    for sentence in (s.strip() for s in _SENTENCE_END.split(text)):
+        if not sentence or (sentence == text.strip() and not whole) or sentence in known:
+            continue
+        intent = read_intent(sentence, kn)
+        if intent.kind != "question":
+            continue
+        answer = answer_question(kn, sub_type, intent, lang)
+        listed.append({"text": sentence[:300], "answered": answer is not None})
+        known.add(sentence)
+        key = "question_general_info" if answer is not None else "question_noted"
+        messages.append(prompts.say(kn, lang, key, **({"answer": answer} if answer else {})))
+    return messages[:1], listed  # one reply is enough; every question is listed
 
 
 def _already_recorded(kn: Knowledge, sub_type: str, facts: dict[str, Any], lang: str) -> Message:

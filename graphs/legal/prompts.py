@@ -164,6 +164,51 @@ def confirm_question(
     )
 
 
+def confirm_changes(
+    kn: Knowledge, sub_type: str, proposed: list[Mapping[str, Any]], lang: str
+) -> Message:
+    """ "이렇게 고칠까요? · 입사일: 2026-04-01 → 2026-03-02" with yes / keep buttons."""
+    lines = []
+    for change in proposed:
+        spec = kn.k2.field(sub_type, change["field"])
+        lines.append(
+            kn.message(
+                "change_line",
+                lang,
+                field=spec.label.get(lang),
+                old=format_value(kn, spec, change["old"], lang),
+                new=format_value(kn, spec, change["new"], lang),
+            )
+        )
+    return message(
+        kn.message("confirm_changes", lang, changes="\n".join(lines)),
+        [
+            {"label": kn.message("btn_change_yes", lang), "data": "a:changes:confirm"},
+            {"label": kn.message("btn_change_no", lang), "data": "a:changes:deny"},
+        ],
+    )
+
+
+def aside_notes(
+    kn: Knowledge, sub_type: str, asides: list[Mapping[str, Any]], lang: str
+) -> list[Message]:
+    """What was kept aside, said so: the recorded value stays until the person corrects it."""
+    notes = []
+    for aside in asides:
+        spec = kn.k2.field(sub_type, aside["field"])
+        notes.append(
+            say(
+                kn,
+                lang,
+                "noted_aside",
+                field=spec.label.get(lang),
+                recorded=format_value(kn, spec, aside["recorded"], lang),
+                value=format_value(kn, spec, aside["value"], lang),
+            )
+        )
+    return notes
+
+
 def reason_text(
     kn: Knowledge, sub_type: str, invalid: dict[str, Any], lang: str, *, again: bool = False
 ) -> str:

@@ -52,6 +52,14 @@ class LegalState(TypedDict, total=False):
     tried: dict[str, str]  # field -> the last answer that could not be read
     pending: dict[str, Any] | None  # {"field", "value", "quote"}: a reading awaiting a yes
     amendments: list[dict[str, Any]]  # {"field", "old", "new", "at"} after the summary
+    # Corrections read from free text, waiting for the person's yes: {"field", "old", "new",
+    # "quote"} (graphs/legal/changes.py); applied only when confirmed.
+    proposed: list[dict[str, Any]]
+    # Values said for a recorded field that do not correct it (another event's date, an offer
+    # beside the loss): {"field", "value", "recorded", "quote", "at"}, kept for the lawyer.
+    asides: list[dict[str, Any]]
+    # What the person added after the summary that changes no field: {"text", "at"}.
+    addenda: list[dict[str, Any]]
     summary: dict[str, Any] | None  # {"text", "structured"} once written
     status: str  # open | completed
     last_input_id: str | None  # id of the last input the graph consumed

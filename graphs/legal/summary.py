@@ -106,6 +106,10 @@ def build_summary(
         "details": [dict(d) for d in state.get("details", [])],
         "questions": [dict(q) for q in state.get("questions", [])],
         "amendments": [dict(a) for a in state.get("amendments", [])],
+        # Values said for a recorded field that were not applied, and what was added after the
+        # summary: the lawyer reads them beside the fields, in the person's words.
+        "asides": [dict(a) for a in state.get("asides", [])],
+        "addenda": [dict(a) for a in state.get("addenda", [])],
         "unknown_fields": list(unknown),
         "missing_fields": missing,
         "completion_rate": round(answered / total, 3) if total else 0.0,
@@ -185,6 +189,17 @@ def render_text(
     if data["questions"]:
         lines.append(f"■ {msg('summary_questions', lang)}:")
         lines += [f"  · {q['text']}" for q in data["questions"]]
+    if data["asides"]:
+        lines.append(f"■ {msg('summary_asides', lang)}:")
+        for a in data["asides"]:
+            spec = kn.k2.field(data["sub_case_type"], a["field"])
+            lines.append(
+                f"  · {spec.label.get(lang)}: {format_value(kn, spec, a['recorded'], lang)}"
+                f" ↔ {format_value(kn, spec, a['value'], lang)} «{a.get('quote', '')}»"
+            )
+    if data["addenda"]:
+        lines.append(f"■ {msg('summary_addenda', lang)}:")
+        lines += [f"  · {a['text']}" for a in data["addenda"]]
     if data["evidence_files"]:
         names = ", ".join(f.get("file_name") or f["kind"] for f in data["evidence_files"])
         lines.append(f"■ {msg('summary_evidence_files', lang)}: {names}")

@@ -1,0 +1,167 @@
+"""When a recorded fact may change: only through a correction of that field, confirmed.
+
+A message is read for every open field (nothing is asked twice), but a value it gives for a
+field already recorded is not simply "the latest statement": people mention the date of
+another event, the insurer's offer beside the loss, their mother's death beside their
+father's. A recorded value changes only when the message corrects that field — it takes the
+recorded value back ("4월 아니고 3월"), or names the field with a value and a correction cue
+("피해날짜 19일 아니라 20일") or plainly restates the field by its cue ("보증금은 1억 2천이에요")
+— and then only once the person has confirmed old → new. Any other differing value is kept
+aside for the lawyer, never applied and never announced as a change.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from graphs.common.brain import Extraction
+
+_YEAR_SAID = re.compile(r"\d{4}|\d{2}\s*년|년도|작년|올해|재작년|지난해|last year|this year")
+# Field kinds whose values a taken-back value can point to ("4월 아니고" -> the date that was April).
+_KIND_OF_VALUE = {"date": "date", "amount": "amount"}
+
+
+@dataclass
+class Sorted:
+    """A message's facts sorted against what is recorded."""
+
+    new: dict[str, Any] = field(default_factory=dict)  # fields not recorded yet: stored
+    same: dict[str, Any] = field(default_factory=dict)  # said again with the recorded value
+    proposed: list[dict[str, Any]] = field(default_factory=list)  # corrections to confirm
+    aside: list[dict[str, Any]] = field(default_factory=list)  # other values, kept for staff
+
+
+def sort_facts(
+    facts: dict[str, Any],
+    found: dict[str, Any],
+    ex: Extraction,
+    kinds: dict[str, str],
+    *,
+    asked: str | None = None,
+    text: str = "",
+) -> Sorted:
+    """Sort `found` (field -> value read from one message) against the recorded `facts`.
+
+    `kinds` gives each field's kind (date, amount, text, ...); `asked` is the field the message
+    answers, whose value is the person's answer and never a correction of another field.
+    """
+    out = Sorted()
+    targets = _taken_back_targets(facts, ex, kinds)
+    for key, value in found.items():
+        old = facts.get(key)
+        retarget = targets.get(kinds.get(key, ""))
+        if retarget is not None and retarget != key and key != asked and key not in ex.cued:
+            # "4월 아니고 3월2일" while the end date is asked: the April on record is the
+            # start date, so the new value corrects the start date.
+            out.proposed.append(change(retarget, facts[retarget], value, text))
+            continue
+        if key not in facts or old is None:
+            out.new[key] = value
+        elif _same(old, value):
+            out.same[key] = value
+        elif isinstance(old, list) and isinstance(value, list) and not ex.correction:
+            out.new[key] = value  # more kinds ("카톡도 있어요"): they add up when stored
+        elif _corrects(key, old, ex, kinds, targets):
+            out.proposed.append(change(key, old, value, text))
+        else:
+            out.aside.append({"field": key, "value": value, "recorded": old})
+    return out
+
+
+# "500 아니고 600", "19 말고 20": two bare numbers, the first taken back.
+_BARE_PAIR = re.compile(
+    r"(?<![\d.,])(\d{1,3}(?:,\d{3})*|\d+)\s*(?:이|가)?\s*(?:아니고|아니라|말고|아니구|아닌)\S*\s*"
+    r"(\d{1,3}(?:,\d{3})*|\d+)(?![\d.,]|\s*(?:일|월|년|살|세|명|개|시|번|회))"
+)
+_SCALES = (1, 10_000, 1_000_000, 10_000_000, 100_000_000)  # 원, 만, 백만, 천만, 억
+
+
+def bare_amount_corrections(
+    facts: dict[str, Any], kinds: dict[str, str], text: str
+) -> list[dict[str, Any]]:
+    """Corrections of recorded amounts written as bare numbers in the amount's own unit:
+    "500 아니고 600이에요" of 5,000,000원 is 6,000,000원 (the unit is the recorded one's)."""
+    proposed = []
+    for match in _BARE_PAIR.finditer(text):
+        old_n, new_n = (int(g.replace(",", "")) for g in match.groups())
+        for key, recorded in facts.items():
+            if kinds.get(key) != "amount" or not isinstance(recorded, int):
+                continue
+            scale = next((s for s in _SCALES if old_n * s == recorded), None)
+            if scale is not None and new_n * scale != recorded:
+                proposed.append(change(key, recorded, new_n * scale))
+                break
+    return proposed
+
+
+def taken_back_field(
+    facts: dict[str, Any], ex: Extraction, kinds: dict[str, str], kind: str
+) -> str | None:
+    """The recorded field of `kind` whose value the message takes back ("3월 아니고 4월 5일"
+    answering another date question corrects the date that was March), if any."""
+    return _taken_back_targets(facts, ex, kinds).get(kind) if ex.correction else None
+
+
+def change(key: str, old: Any, new: Any, text: str = "") -> dict[str, Any]:
+    """A proposed correction of a recorded field. A date corrected without its year ("3월
+    아니고 4월 5일") keeps the recorded date's year."""
+    if (
+        isinstance(old, str)
+        and isinstance(new, str)
+        and len(old) >= 4
+        and len(new) >= 7
+        and old[:4].isdigit()
+        and new[:4].isdigit()
+        and text
+        and not _YEAR_SAID.search(text)
+    ):
+        new = old[:4] + new[4:]
+    return {"field": key, "old": old, "new": new}
+
+
+def _same(old: Any, new: Any) -> bool:
+    if isinstance(old, list) and isinstance(new, list):
+        return set(map(str, new)) <= set(map(str, old))  # more kinds add up elsewhere
+    return bool(old == new)
+
+
+def _corrects(
+    key: str, old: Any, ex: Extraction, kinds: dict[str, str], targets: dict[str, str]
+) -> bool:
+    """Whether the message corrects field `key`: its old value taken back, or the field named
+    by its own cue (a value said of the field itself)."""
+    if targets.get(kinds.get(key, "")) == key:
+        return True
+    if key in ex.cued:
+        return True
+    if kinds.get(key) in ("choice", "multi_choice", "yesno") and ex.correction:
+        return True  # "퇴직금은 받았어요, 아까 잘못 말했어요": the field's own words, corrected
+    return False
+
+
+def _taken_back_targets(
+    facts: dict[str, Any], ex: Extraction, kinds: dict[str, str]
+) -> dict[str, str]:
+    """kind -> the recorded field whose value the message takes back ("4월 아니고")."""
+    targets: dict[str, str] = {}
+    for kind, value, written in ex.taken_back:
+        kind = _KIND_OF_VALUE.get(kind, kind)
+        for key, recorded in facts.items():
+            if kinds.get(key) == kind and _matches(recorded, value, written, kind):
+                targets.setdefault(kind, key)
+    return targets
+
+
+def _matches(recorded: Any, said: Any, written: str, kind: str) -> bool:
+    """Whether a taken-back value is the recorded one: a date said with less precision
+    ("4월" for 2026-04-03) matches the date it covers, and one said without its year
+    ("3월 아니고" of 2025-03-05) by its month and day."""
+    if kind == "date" and isinstance(recorded, str) and isinstance(said, str):
+        if not _YEAR_SAID.search(written):
+            recorded, said = recorded[5:], said[5:]
+            if not said:
+                return False
+        return recorded.startswith(said) or said.startswith(recorded)
+    return bool(recorded == said)
