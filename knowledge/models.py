@@ -17,7 +17,7 @@ from pydantic import (
 
 Lang = Literal["ko", "en"]
 LANGS: tuple[Lang, ...] = ("ko", "en")
-CaseTypeCode = Literal["CIVIL", "CRIMINAL", "FAMILY", "ADMINISTRATIVE"]
+CaseTypeCode = Literal["CIVIL", "CRIMINAL", "FAMILY", "ADMINISTRATIVE", "OTHER"]
 FieldKind = Literal[
     "date", "amount", "yesno", "choice", "multi_choice", "text", "int", "duration", "decimal"
 ]
@@ -78,10 +78,20 @@ class SubTypeCriteria(Strict):
     # Cues that argue against this sub-type (e.g. "빌려준" against THEFT).
     negative: dict[Lang, list[str]] = {}
     examples: list[str] = []
+    # The free-form intake for what no other sub-type fits: it has no cues (the classifier and
+    # retrieval never offer it) and is reached by declining the case-type picker.
+    free_form: bool = False
+
+    @model_validator(mode="after")
+    def _cues_or_free_form(self) -> SubTypeCriteria:
+        has_cues = any(self.keywords.values()) or any(self.phrases.values())
+        if has_cues == self.free_form:
+            raise ValueError("a sub-type has cues unless it is the free-form one, which has none")
+        return self
 
 
 class CaseTypeCriteria(Strict):
-    """One main case type (CIVIL, CRIMINAL, FAMILY, ADMINISTRATIVE)."""
+    """One main case type (CIVIL, CRIMINAL, FAMILY, ADMINISTRATIVE, OTHER)."""
 
     code: CaseTypeCode
     label: Text
@@ -104,6 +114,17 @@ class K1Criteria(Strict):
     def all_sub_types(self) -> list[tuple[CaseTypeCriteria, SubTypeCriteria]]:
         """Every (main type, sub-type) pair in file order."""
         return [(ct, sub) for ct in self.case_types for sub in ct.sub_types]
+
+    @property
+    def free_form(self) -> str:
+        """The code of the free-form sub-type (what is taken when no type fits)."""
+        return next(sub.code for _, sub in self.all_sub_types() if sub.free_form)
+
+    @model_validator(mode="after")
+    def _one_free_form(self) -> K1Criteria:
+        if sum(sub.free_form for _, sub in self.all_sub_types()) != 1:
+            raise ValueError("exactly one sub-type is the free-form intake (free_form: true)")
+        return self
 
 
 # --- K2: required fields and questions -----------------------------------------------------
@@ -273,6 +294,9 @@ class DeadlineRule(Strict):
     after: Period | None = None
     before: Period | None = None
     unless: dict[str, Any] = {}
+    # Only when the facts meet these conditions, written as a K2 `required_if`
+    # ({neighbor_issue: {includes: leak}}); a condition the facts do not decide does not hold.
+    when: dict[str, Any] = {}
     future_only: bool = False  # shown only while it lies ahead (a notice that can still be given)
 
     @model_validator(mode="after")
@@ -551,6 +575,8 @@ class Intents(Strict):
     topics: dict[str, LangPatterns]
     forget: LangPatterns
     forget_not: LangPatterns = LangPatterns()  # deleting told as part of the story, not asked
+    not_listed: LangPatterns = LangPatterns()  # "none of these" typed at the case-type picker
+    list_words: LangPatterns = LangPatterns()  # words naming the list: a decline, not an answer
     medical: LangPatterns
     legal_guard: LangPatterns
     off_topic: LangPatterns = LangPatterns()  # weather, recipes, ...: out of scope, "other"

@@ -29,6 +29,7 @@ def test_every_rule_counts_from_a_field_of_its_sub_type(knowledge: Knowledge) ->
         for rule in info.deadlines:
             assert set(rule.start) <= keys, (code, rule.key)
             assert set(rule.unless) <= keys, (code, rule.key)
+            assert set(rule.when) <= keys, (code, rule.key)
 
 
 def test_licence_objection_and_appeal_windows(knowledge: Knowledge) -> None:
@@ -72,6 +73,44 @@ def test_a_notice_that_can_no_longer_be_given_is_not_shown(knowledge: Knowledge)
     assert dues(knowledge, "LEASE_DEPOSIT", {"lease_end_date": "2027-03-15"}) == {
         "renewal_refusal": "2027-01-15"
     }
+
+
+def test_workplace_accident_report_benefits_and_damages(knowledge: Knowledge) -> None:
+    # The employer reports within a month; benefits and damages lapse after 3 years.
+    assert dues(knowledge, "INDUSTRIAL_ACCIDENT", {"incident_date": "2026-11-03"}) == {
+        "employer_accident_report": "2026-12-03",
+        "compensation_benefits_limitation": "2029-11-03",
+        "employer_damages_limitation": "2029-11-03",
+    }
+    [report, *_] = work_out(
+        knowledge, "INDUSTRIAL_ACCIDENT", {"incident_date": "2026-11-03"}, "ko", TODAY
+    )
+    assert report.due_soon(TODAY)  # an employer's report still due heads the summary
+    assert "산업재해조사표" in report.label and "제57조" in report.rule
+
+
+def test_stalking_counts_from_when_it_started(knowledge: Knowledge) -> None:
+    found = work_out(knowledge, "STALKING", {"incident_date": "2026-08"}, "ko", TODAY)
+    assert {d.key: d.due for d in found} == {
+        "stalking_damages_limitation": "2029-08-01",
+        "stalking_prosecution": "2031-08-01",
+    }
+    assert all(d.approximate for d in found)  # known to the month: the earliest it can be
+
+
+def test_neighbour_deadlines_only_for_a_leak(knowledge: Knowledge) -> None:
+    noise = {"incident_date": "2026-05-10", "neighbor_issue": ["noise"]}
+    assert dues(knowledge, "NEIGHBOR_DISPUTE", noise) == {}
+    leak = {"incident_date": "2026-05-10", "neighbor_issue": ["noise", "leak"]}
+    assert dues(knowledge, "NEIGHBOR_DISPUTE", leak) == {
+        "neighbor_damages_3y": "2029-05-10",
+        "neighbor_damages_10y": "2036-05-10",
+    }
+    assert dues(knowledge, "NEIGHBOR_DISPUTE", {"incident_date": "2026-05-10"}) == {}
+
+
+def test_the_free_form_intake_has_no_worked_out_deadline(knowledge: Knowledge) -> None:
+    assert dues(knowledge, "OTHER", {"incident_date": "2026-05-10"}) == {}
 
 
 def test_urgency_is_due_within_thirty_days_and_not_passed(knowledge: Knowledge) -> None:

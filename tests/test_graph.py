@@ -311,6 +311,7 @@ async def test_unsure_rules_get_retrieved_candidates_from_the_knowledge_base(
             "ct:CRIMINAL",
             "ct:FAMILY",
             "ct:ADMINISTRATIVE",
+            "st:OTHER",  # 기타: the free-form intake, taken as told
         ]
         await vague.close()
     finally:

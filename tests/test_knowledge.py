@@ -11,10 +11,19 @@ from graphs.legal.fields import next_field, progress, required_keys
 from knowledge.loader import FILES, KNOWLEDGE_DIR, KnowledgeError, load_knowledge
 
 SUB_TYPES = {
-    "CIVIL": {"LOAN", "LEASE_DEPOSIT", "DAMAGES", "WAGE_ARREARS", "GOODS_PAYMENT"},
-    "CRIMINAL": {"FRAUD", "DEBT_COLLECTION", "ASSAULT", "DEFAMATION", "THEFT"},
+    "CIVIL": {
+        "LOAN",
+        "LEASE_DEPOSIT",
+        "DAMAGES",
+        "WAGE_ARREARS",
+        "GOODS_PAYMENT",
+        "INDUSTRIAL_ACCIDENT",
+        "NEIGHBOR_DISPUTE",
+    },
+    "CRIMINAL": {"FRAUD", "DEBT_COLLECTION", "ASSAULT", "DEFAMATION", "THEFT", "STALKING"},
     "FAMILY": {"DIVORCE", "CUSTODY", "INHERITANCE"},
     "ADMINISTRATIVE": {"DRIVER_LICENSE", "BUSINESS_SUSPENSION", "TAX", "FINE"},
+    "OTHER": {"OTHER"},
 }
 
 
@@ -116,3 +125,30 @@ def test_what_is_derived_once_matches_the_fields_and_no_copy_carries_it_over(kno
     other = k2.model_copy(update={"fields": {**k2.fields, overridden[1]: renamed}})
     assert other.field(*overridden).question == merged.question
     assert other.field(*overridden) is not merged
+
+
+def test_conditions_of_the_new_sub_types(knowledge) -> None:
+    k2 = knowledge.k2
+    # A leak's cost is asked only when a leak is among the neighbour's problems.
+    assert "amount" in required_keys(k2, "NEIGHBOR_DISPUTE", {"neighbor_issue": ["noise", "leak"]})
+    assert "amount" not in required_keys(k2, "NEIGHBOR_DISPUTE", {"neighbor_issue": ["noise"]})
+    # The free-form intake asks for more of the story only when the account is short, and
+    # whether money is involved only when no amount was told.
+    short = {"action_description": "상담 받고 싶어요"}
+    told = {
+        "action_description": "헬스장이 갑자기 문을 닫았는데 남은 회원권 10개월치를 환불해 주지 않아요"
+    }
+    assert next_field(k2, "OTHER", short, []) == "story_detail"
+    assert next_field(k2, "OTHER", told, []) == "counterparty"
+    assert "money_involved" in required_keys(k2, "OTHER", told)
+    assert "amount" not in required_keys(k2, "OTHER", told)
+    assert "money_involved" not in required_keys(k2, "OTHER", {**told, "amount": 900000})
+    assert "amount" in required_keys(k2, "OTHER", {**told, "money_involved": True})
+    assert "amount" not in required_keys(k2, "OTHER", {**told, "money_involved": False})
+
+
+def test_every_deadline_condition_names_known_fields(knowledge) -> None:
+    for code, info in knowledge.k3.info.items():
+        for rule in info.deadlines:
+            for key in [*rule.start, *rule.when, *rule.unless]:
+                assert key in knowledge.k2.fields, (code, rule.key, key)

@@ -46,6 +46,8 @@ class _Compiled:
         self.small_talk = _either(intents.small_talk)
         self.thanks = _either(intents.thanks)
         self.spam = _either(intents.spam)
+        self.not_listed = _either(intents.not_listed)
+        self.list_words = _either(intents.list_words)
 
 
 def _either(patterns: LangPatterns) -> re.Pattern[str] | None:
@@ -98,6 +100,17 @@ def read_intent(text: str, kn: Knowledge) -> Intent:
     if asks and (_has(c.words, lowered) or modal or topic):
         return Intent("question", topic)
     return Intent("none")
+
+
+def declines_types(text: str, kn: Knowledge, *, names_list: bool = False) -> bool:
+    """Whether a message says none of the offered case types fits ("여기 없는데요", "none of
+    these"); with `names_list`, only a decline that names the list ("목록에 없어요"), so that
+    "없어요" answering a question is not taken for one."""
+    lowered = _normal(text)
+    c = _compiled(kn.intents)
+    if not _has(c.not_listed, lowered):
+        return False
+    return not names_list or _has(c.list_words, lowered)
 
 
 def answer_question(kn: Knowledge, sub_type: str | None, intent: Intent, lang: str) -> str | None:

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from graphs.legal.fields import condition
 from knowledge.loader import Knowledge
 from knowledge.models import DeadlineRule, Period
 
@@ -70,6 +71,8 @@ def _shift(day: date, period: Period, sign: int) -> date:
 
 
 def _applies(rule: DeadlineRule, facts: dict[str, Any]) -> bool:
+    if rule.when and condition(rule.when, facts) is not True:
+        return False
     return not any(facts.get(key) == value for key, value in rule.unless.items())
 
 

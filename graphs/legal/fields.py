@@ -22,15 +22,24 @@ def _holds(dep: str, expected: Any, facts: dict[str, Any]) -> bool | None:
     """Whether one condition holds on the facts; None while the facts do not decide it.
 
     A condition is a value the fact must have (`evidence: true`), a least value
-    (`children_count: {at_least: 1}`), one of some values (`{one_of: [speeding, parking]}`), or
-    a length of time from a date fact to another
+    (`children_count: {at_least: 1}`), one of some values (`{one_of: [speeding, parking]}`), a
+    value among a multi-choice's picks (`neighbor_issue: {includes: leak}`), a fact not given
+    (`amount: {absent: true}`), a text shorter than some characters
+    (`action_description: {shorter_than: 40}`), or a length of time from a date fact to another
     (`employment_start: {months_until: employment_end, at_least: 12}`).
     """
     if isinstance(expected, dict) and "months_until" in expected:
         months = _months_between(facts.get(dep), facts.get(expected["months_until"]))
         return None if months is None else months >= expected["at_least"]
+    if isinstance(expected, dict) and "absent" in expected:  # asked only while not told
+        return (dep not in facts) == expected["absent"]
     if dep not in facts:
         return _UNDECIDED
+    if isinstance(expected, dict) and "includes" in expected:  # neighbor_issue: {includes: leak}
+        value = facts[dep]
+        return expected["includes"] in (value if isinstance(value, list) else [value])
+    if isinstance(expected, dict) and "shorter_than" in expected:
+        return len(str(facts[dep] or "")) < expected["shorter_than"]
     if isinstance(expected, dict) and "at_least" in expected:  # children_count: {at_least: 1}
         value = facts[dep]
         return isinstance(value, int | float) and value >= expected["at_least"]
@@ -39,7 +48,7 @@ def _holds(dep: str, expected: Any, facts: dict[str, Any]) -> bool | None:
     return facts[dep] == expected
 
 
-def _condition(req_if: dict[str, Any] | None, facts: dict[str, Any]) -> bool | None:
+def condition(req_if: dict[str, Any] | None, facts: dict[str, Any]) -> bool | None:
     """True when every condition holds, False when one fails, None while any is undecided."""
     results = [_holds(dep, value, facts) for dep, value in (req_if or {}).items()]
     if any(r is False for r in results):
@@ -56,7 +65,7 @@ def required_keys(k2: K2Fields, sub_type: str, facts: dict[str, Any]) -> list[st
     """
     keys = []
     for req in k2.sub_types[sub_type].required_fields():
-        holds = _condition(req.required_if, facts)
+        holds = condition(req.required_if, facts)
         timed = any(
             isinstance(v, dict) and "months_until" in v for v in (req.required_if or {}).values()
         )
@@ -84,7 +93,7 @@ def progress(k2: K2Fields, sub_type: str, facts: dict[str, Any]) -> tuple[int, i
     keys = [
         req.key
         for req in k2.sub_types[sub_type].required_fields()
-        if _condition(req.required_if, facts) is not False
+        if condition(req.required_if, facts) is not False
     ]
     return sum(1 for key in keys if key in facts), len(keys)
 

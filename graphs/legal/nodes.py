@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from graphs.common.context import Context
-from graphs.common.intents import answer_question, read_intent
+from graphs.common.intents import answer_question, declines_types, read_intent
 from graphs.common.normalize import parse_yes_no
 from graphs.common.story import split_counterparty
 from graphs.common.text import detect_lang, is_meaningless
@@ -34,6 +34,10 @@ from knowledge.loader import Knowledge
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
 MAX_CANDIDATES = 3  # case types offered as buttons when unsure
+# The picker is never a loop: the second "none of these" (or one at the list of main types), or
+# a third round of it, leads to the free-form intake (K1's free-form sub-type).
+MAX_DECLINES = 2
+MAX_PICKER_ROUNDS = 3
 EVIDENCE_KIND_OF_FILE = {"photo": "photo", "document": "other"}
 # Why an answer did not fit its field, when the message carried another field's fact instead:
 # then it answered something else (counted as a miss, not shown as an invalid answer).
@@ -133,15 +137,15 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     if sub_type is None:
         result = await ctx.brain.classify_case(description)
         if not result.confident or result.top is None:
-            candidates = [c.sub_type for c in result.candidates]
-            # The rules found legal cues but are unsure: retrieval over K1 fills the buttons.
-            # (A description with no cue at all gets the main types instead.)
-            retrieved = ctx.knowledge_base.case_candidates(description) if candidates else []
-            for code in retrieved:
-                if code not in candidates and len(candidates) < MAX_CANDIDATES:
-                    candidates.append(code)
-            return {"candidates": candidates, "confidence": result.confidence}
-        sub_type, confidence = result.top.sub_type, result.confidence
+            if not _picker_exhausted(state):
+                return {
+                    "candidates": _candidates(state, result, ctx),
+                    "confidence": result.confidence,
+                }
+            sub_type = kn.k1.free_form  # declined or not found often enough: taken as told
+        else:
+            sub_type = result.top.sub_type
+        confidence = result.confidence
     extraction = await ctx.brain.extract_facts(
         description, sub_type=sub_type, asked=None, now=ctx.now
     )
@@ -156,7 +160,12 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     outbox = list(state.get("outbox", []))
     emotions = [*state.get("emotions", []), *extraction.emotions]
     outbox += _empathy(kn, lang, state.get("emotions", []), emotions, sub_type)
-    outbox.append(prompts.say(kn, lang, "classified", case_label=main_label, sub_label=sub_label))
+    if kn.k1.sub_type(sub_type)[1].free_form:
+        outbox.append(prompts.say(kn, lang, "free_form_intake"))
+    else:
+        outbox.append(
+            prompts.say(kn, lang, "classified", case_label=main_label, sub_label=sub_label)
+        )
     if found:
         listed = prompts.describe_facts(kn, sub_type, found, lang)
         outbox.append(prompts.say(kn, lang, "already_given", facts=listed))
@@ -182,6 +191,49 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     }
 
 
+def _picker_exhausted(state: LegalState) -> bool:
+    """Whether the person has declined the types offered, or gone round the picker, enough."""
+    return (
+        state.get("declined", 0) >= MAX_DECLINES
+        or state.get("picker_rounds", 0) >= MAX_PICKER_ROUNDS
+    )
+
+
+def _candidates(state: LegalState, result: Any, ctx: Context) -> list[str]:
+    """The sub-types to offer as buttons; none (the main types) once the person declined some."""
+    if state.get("declined"):
+        return []
+    candidates = [c.sub_type for c in result.candidates]
+    # The rules found legal cues but are unsure: retrieval over K1 fills the buttons.
+    # (A description with no cue at all gets the main types instead.)
+    retrieved = ctx.knowledge_base.case_candidates(state["description"]) if candidates else []
+    free_form = ctx.knowledge.k1.free_form
+    for code in retrieved:
+        if code not in candidates and code != free_form and len(candidates) < MAX_CANDIDATES:
+            candidates.append(code)
+    return candidates
+
+
+async def _declined(state: LegalState, text: str, ctx: Context) -> dict[str, Any]:
+    """None of the offered types fits: the main types next, and the free-form intake at the
+    second decline (or a decline of the main types themselves). A typed decline that also says
+    what it is about ("스토킹이요 여기 없는데요") is taken by those words when they are clear,
+    else classified again with them."""
+    declined = state.get("declined", 0) + 1
+    update: dict[str, Any] = {"declined": declined, "browse": None, "outbox": []}
+    said = await ctx.brain.classify_case(text) if text else None
+    if said is not None and said.candidates:
+        description = f"{state['description']}\n{text}"[:MAX_DESCRIPTION]
+        update.update(description=description, candidates=None)
+        if said.confident and said.top is not None:  # what they say it is, over the first words
+            update.update(sub_type=said.top.sub_type, confidence=said.confidence)
+        return update
+    main_types_shown = not state.get("candidates") and not state.get("browse")
+    if declined >= MAX_DECLINES or main_types_shown:
+        return {**update, "sub_type": ctx.knowledge.k1.free_form, "confidence": 0.0}
+    return {**update, "candidates": []}
+
+
 async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Offer likely case types as buttons; wait for a pick or a fuller description."""
     ctx = runtime.context
@@ -198,9 +250,9 @@ async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dic
     known = {sub.code for _, sub in kn.k1.all_sub_types()}
     if data.startswith("st:") and data[3:] in known:
         return {**seen, "sub_type": data[3:], "confidence": 1.0, "browse": None, "outbox": []}
-    if data == "ct:*":
-        return {**seen, "browse": None, "candidates": [], "outbox": []}
-    if data.startswith("ct:") and data[3:] in prompts.MAIN_TYPES:
+    if data == "ct:*" or (text and declines_types(text, kn)):
+        return {**seen, **await _declined(state, text, ctx)}
+    if data.startswith("ct:") and data[3:] in {ct.code for ct in kn.k1.case_types}:
         return {**seen, "browse": data[3:], "outbox": []}
     talk = converse(kn, "", text, lang, state) if text else None
     if talk is not None and read_intent(text, kn).kind != "question":
@@ -212,6 +264,7 @@ async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dic
             "description": description,
             "candidates": None,
             "browse": None,
+            "picker_rounds": state.get("picker_rounds", 0) + 1,
             "outbox": [],
         }
     key = "stale_button" if data else "not_understood"
@@ -231,6 +284,8 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
         if pending
         else next_field(kn.k2, sub_type, facts, state.get("unknown", []))
     )
+    if key is None and state.get("proposed") and state.get("asking"):
+        key = state["asking"]  # the last answer proposed a correction: confirmed before the end
     if key is None:
         return {"asking": None, "answer": None}
     spec = ctx.knowledge_base.question(sub_type, key)
@@ -309,6 +364,8 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
                 "outbox": outbox,
             }
         update["pending"] = None  # something else was said: read it as a fresh answer
+    if _declines_again(kn, sub_type, answer):  # "목록에 없다니까요" once the intake is free-form
+        return {**update, "outbox": [*outbox, prompts.say(kn, lang, "free_form_noted")]}
     value, reason, said_unknown, restated_note, aside = None, None, False, None, False
     picked, text, quote, approx = list(state.get("picked", [])), "", "", set()
     if answer.get("kind") == "choice":
@@ -476,6 +533,13 @@ def _as_aside(change: dict[str, Any], at: str) -> dict[str, Any]:
         "quote": change.get("quote", ""),
         "at": at,
     }
+
+
+def _declines_again(kn: Knowledge, sub_type: str, answer: dict[str, Any]) -> bool:
+    """A free-form intake's question answered with "none of these (types)": no answer, no miss."""
+    text = _text(answer)
+    free_form = kn.k1.sub_type(sub_type)[1].free_form
+    return bool(text) and free_form and declines_types(text, kn, names_list=True)
 
 
 def _unsure(kn: Knowledge, text: str) -> bool:

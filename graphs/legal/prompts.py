@@ -24,7 +24,6 @@ REASON_KEYS = {
     "duration": "invalid_duration",
     "decimal": "invalid_decimal",
 }
-MAIN_TYPES = ("CIVIL", "CRIMINAL", "FAMILY", "ADMINISTRATIVE")
 
 
 def message(text: str, choices: list[dict[str, str]] | None = None) -> Message:
@@ -236,7 +235,12 @@ def case_type_choices(
         for code in candidates:
             main, sub = case_labels(kn, code, lang)
             choices.append({"label": f"{main} · {sub}", "data": f"st:{code}"})
-    else:
-        return [{"label": ct.label.get(lang), "data": f"ct:{ct.code}"} for ct in kn.k1.case_types]
+    else:  # the main types; one holding only the free-form intake goes straight to it
+        return [
+            {"label": ct.label.get(lang), "data": f"st:{kn.k1.free_form}"}
+            if all(s.free_form for s in ct.sub_types)
+            else {"label": ct.label.get(lang), "data": f"ct:{ct.code}"}
+            for ct in kn.k1.case_types
+        ]
     choices.append({"label": kn.message("btn_none_of_these", lang), "data": "ct:*"})
     return choices

@@ -27,11 +27,13 @@ class LegalState(TypedDict, total=False):
 
     greeted: bool  # greeting and privacy notice shown
     description: str  # the person's own account of the problem (capped)
-    case_type: str | None  # CIVIL | CRIMINAL | FAMILY | ADMINISTRATIVE
+    case_type: str | None  # CIVIL | CRIMINAL | FAMILY | ADMINISTRATIVE | OTHER
     sub_type: str | None  # K1 sub-type code, e.g. LOAN
     confidence: float  # classifier confidence (1.0 when the person picked the type)
     candidates: list[str] | None  # sub-types offered as buttons; None = classify again
     browse: str | None  # main type whose sub-types are being shown as buttons
+    declined: int  # times the person said none of the offered types fits (2 -> free-form)
+    picker_rounds: int  # fuller descriptions typed at the picker that still did not settle it
     facts: dict[str, Any]  # canonical key -> normalised value
     unknown: list[str]  # required fields recorded as unknown
     attempts: dict[str, int]  # failed answers per field (3 -> unknown)

@@ -89,6 +89,8 @@ def build_summary(
         "case_label": main_label,
         "sub_case_type": sub_type,
         "sub_case_label": sub_label,
+        # Taken as told (no listed type fitted): staff classify it.
+        "needs_classification": kn.k1.sub_type(sub_type)[1].free_form,
         "confidence": round(state.get("confidence", 0.0), 3),
         "facts": {k: v for k, v in facts.items()},
         "facts_detail": {

@@ -1,0 +1,140 @@
+"""A way out of the case-type picker: "none of these" (the button, or typed in any reasonable
+wording) leads, at the second decline at the latest, to the free-form intake (K1's OTHER),
+whose summary tells staff to classify it. Never a loop of the picker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.test_graph import Driver, texts
+
+
+@pytest.fixture
+async def driver(tmp_path: Path, knowledge, brain):
+    d = Driver(tmp_path / "checkpoints.db", knowledge, brain)
+    await d.open()
+    yield d
+    await d.close()
+
+
+def offered(payload: dict) -> list[str]:
+    return [c["data"] for m in payload["messages"] for c in m.get("choices", [])]
+
+
+def picker(payload: dict) -> bool:
+    return payload["state"] == "CONFIRM_CASE_TYPE" or any(
+        d.startswith(("st:", "ct:")) for d in offered(payload)
+    )
+
+
+async def test_three_declines_in_a_row_end_in_the_free_form_intake(driver: Driver, knowledge):
+    first = await driver.send("회사 그만뒀는데 돈을 못 받았어요")
+    assert first["state"] == "CONFIRM_CASE_TYPE" and "ct:*" in offered(first)
+    second = await driver.send(choice="ct:*")  # none of these: the main types
+    assert second["state"] == "CONFIRM_CASE_TYPE"
+    assert "ct:CIVIL" in offered(second) and "st:OTHER" in offered(second)
+    third = await driver.send("해당 없음")  # none of those either: taken as told
+    assert third["state"] == "FACT_COLLECTION" and not picker(third)
+    assert knowledge.message("free_form_intake", "ko") in texts(third)
+    values = await driver.values()
+    assert values["sub_type"] == "OTHER" and values["case_type"] == "OTHER"
+    asked = third["field"]
+    # A third decline is no answer and no miss, and the picker does not come back.
+    again = await driver.send("목록에 없다니까요")
+    assert again["field"] == asked and not picker(again)
+    assert knowledge.message("free_form_noted", "ko") in texts(again)
+    assert asked not in (await driver.values())["facts"]
+    assert not (await driver.values()).get("attempts")
+    stale = await driver.send(choice="ct:*")
+    assert stale["field"] == asked and not picker(stale)
+    assert knowledge.message("stale_button", "ko") in texts(stale)
+
+
+async def test_declining_the_main_types_is_enough(driver: Driver) -> None:
+    first = await driver.send("문제가 좀 있어서 상담받고 싶어요")
+    assert first["state"] == "CONFIRM_CASE_TYPE" and "ct:*" not in offered(first)
+    reply = await driver.send("여기 없어요")
+    assert reply["state"] == "FACT_COLLECTION" and not picker(reply)
+    assert (await driver.values())["sub_type"] == "OTHER"
+
+
+async def test_other_among_the_main_types_goes_straight_to_the_free_form_intake(
+    driver: Driver,
+) -> None:
+    await driver.send("문제가 좀 있어서 상담받고 싶어요")
+    reply = await driver.send(choice="st:OTHER")
+    assert reply["state"] == "FACT_COLLECTION"
+    assert (await driver.values())["sub_type"] == "OTHER"
+
+
+async def test_a_decline_that_says_what_it_is_about_is_classified_with_it(driver: Driver) -> None:
+    # The tester's stalking victim: "스토킹이요 여기 없는데요" used to bring the same picker back.
+    first = await driver.send("회사 그만뒀는데 돈을 못 받았어요")
+    assert first["state"] == "CONFIRM_CASE_TYPE"
+    reply = await driver.send("스토킹이요 여기 없는데요")
+    assert reply["state"] == "FACT_COLLECTION"
+    assert (await driver.values())["sub_type"] == "STALKING"
+
+
+async def test_typed_descriptions_that_never_settle_it_end_in_the_free_form_intake(
+    driver: Driver,
+) -> None:
+    reply = await driver.send("문제가 좀 있어서 상담받고 싶어요")
+    rounds = 0
+    while reply["state"] == "CONFIRM_CASE_TYPE":
+        rounds += 1
+        assert rounds <= 3, "the picker loops"
+        reply = await driver.send("그냥 좀 복잡한 일이에요 설명하기 어려워요")
+    assert (await driver.values())["sub_type"] == "OTHER"
+
+
+async def test_none_of_these_in_english(tmp_path: Path, knowledge, brain) -> None:
+    d = Driver(tmp_path / "en.db", knowledge, brain, lang="en")
+    await d.open()
+    try:
+        reply = await d.send("I have a problem with a company and need some help")
+        assert reply["state"] == "CONFIRM_CASE_TYPE"
+        for words in ("none of these fit", "it's not on the list"):
+            if reply["state"] == "CONFIRM_CASE_TYPE":
+                reply = await d.send(words)
+        assert reply["state"] == "FACT_COLLECTION"
+        assert knowledge.message("free_form_intake", "en") in texts(reply)
+    finally:
+        await d.close()
+
+
+async def test_the_free_form_intake_completes_and_asks_staff_to_classify(
+    driver: Driver,
+) -> None:
+    first = await driver.send("헬스장이 갑자기 문을 닫았는데 남은 회원권 환불을 안 해 줘요")
+    assert first["state"] == "CONFIRM_CASE_TYPE"  # no listed type has its cues
+    reply = await driver.send("여기 없는 일이에요")
+    answers = {
+        "counterparty": "OO피트니스 강남점이요",
+        "incident_date": "지난달 초에 문을 닫았어요",
+        "money_involved": "네 환불받아야 할 돈이 있어요",
+        "amount": "90만원이요",
+        "desired_outcome": "남은 회원권 돈을 돌려받고 싶어요",
+        "evidence": "네 있어요",
+        "evidence_type": "카드 결제 내역이랑 문자요",
+    }
+    asked = []
+    while reply["state"] != "COMPLETED":
+        asked.append(reply["field"])
+        reply = await driver.send(answers[reply["field"]])
+    assert "story_detail" not in asked  # the account was long enough
+    values = await driver.values()
+    assert values["facts"]["amount"] == 900_000
+    summary = values["summary"]
+    assert summary["structured"]["case_type"] == "OTHER"
+    assert summary["structured"]["needs_classification"] is True
+    assert "분류 필요" in summary["text"]
+    assert "헬스장이 갑자기 문을 닫았는데" in summary["text"]  # the person's account for staff
+
+
+async def test_a_short_account_is_asked_for_more(driver: Driver) -> None:
+    await driver.send("문제가 좀 있어서 상담받고 싶어요")
+    reply = await driver.send(choice="st:OTHER")
+    assert reply["field"] == "story_detail"
