@@ -408,3 +408,21 @@ def test_evidence_kinds_in_free_text_mean_there_is_evidence(extractor: FactExtra
     assert ex.facts["evidence_type"] == ["messages"]
     facts = extractor.extract("증거는 없어요", sub_type="LOAN", asked=None, now=NOVEMBER).facts
     assert facts["evidence"] is False
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "field", "text", "expected"),
+    [
+        # an option's words said in other endings (lemmas, in order), as people answer
+        ("CUSTODY", "custody_wish", "제가 키운다니까요 둘다요", "me"),
+        ("FRAUD", "party_role", "제가 돈 떼인 쪽이죠 당연히", "victim"),
+        # ... and not when negated or refused
+        ("CUSTODY", "custody_wish", "제가 안 키울래요", None),
+        ("CUSTODY", "custody_wish", "제가 키우긴 싫어요", None),
+    ],
+)
+def test_a_choice_in_the_persons_own_words(
+    extractor: FactExtractor, sub_type: str, field: str, text: str, expected: str | None
+) -> None:
+    found = extractor.extract(text, sub_type=sub_type, asked=field, now=MARCH)
+    assert found.answer == expected

@@ -75,6 +75,8 @@ def test_unsure_and_emphatic_answers_are_not_questions(text, knowledge) -> None:
         "delete my data",
         "please erase my information",
         "forget everything about me",
+        "지워달라니까요 제 정보 전부요",  # the verb first, emphatic (a tester's second try)
+        "delete everything about me please",
         "상담 내용 전부 지워 주세요",
         "Can you delete my data?",
         "탈퇴",

@@ -71,7 +71,7 @@ _COMPANY = re.compile(
 )
 _NO_EVIDENCE = re.compile(r"(증거|자료|evidence)[^.!?\n]{0,12}(없|안 ?남|no\b|none)", re.I)
 # A mention followed closely by a negation does not count: "차용증은 없어요", "no contract".
-_NEGATION_AFTER = re.compile(r"^[^.!?,\n]{0,6}?(없|안 ?썼|안 ?했|못 ?받|않)")
+_NEGATION_AFTER = re.compile(r"^[^.!?,\n]{0,6}?(없|안 ?썼|안 ?했|못 ?받|않|싫)")
 _LATIN = re.compile(r"[a-z]")
 # An answer made only of dates, amounts and counts ("6/1이요", "300만원 정도", "2명", "about
 # 3 million won"). Numbers of eight digits or more (phone and account numbers) do not count as
@@ -115,6 +115,57 @@ def _spans(lowered: str, word: str) -> list[tuple[int, int]]:
             found.append((pos, pos + len(word)))
             pos = lowered.find(word, pos + 1)
     return [(start, end) for start, end in found if not _NEGATION_AFTER.match(lowered[end:])]
+
+
+_HANGUL = re.compile(r"[가-힣]")
+_VERB_TAGS = ("VV", "VA")
+_NEGATING = frozenset({"안", "못", "않", "없", "아니", "싫", "말"})
+
+
+@functools.lru_cache(maxsize=8192)
+def _lemma_seq(text: str) -> tuple[tuple[str, str], ...]:
+    """(lemma, tag) of the content morphemes of a text (Kiwi), cached."""
+    from knowledge.korean import get_kiwi
+
+    kept = ("NNG", "NNP", "NP", "NR", "VV", "VA", "MAG", "XR", "SN")
+    return tuple(
+        (t.form, t.tag.split("-", 1)[0])
+        for t in get_kiwi().tokenize(text)
+        if t.tag.split("-", 1)[0] in kept
+    )
+
+
+def _says_lemmas(said: tuple[tuple[str, str], ...], word: str) -> bool:
+    """Whether an option word with a verb ("제가 키우", "떼인 쪽") is said in other endings:
+    its lemmas in order, at most one word between, and not negated right after (안 키워요)."""
+    if not _HANGUL.search(word):
+        return False
+    wanted = [lemma for lemma, _ in _lemma_seq(word)]
+    if len(wanted) < 2 or not any(tag.startswith(_VERB_TAGS) for _, tag in _lemma_seq(word)):
+        return False
+    lemmas_said = [lemma for lemma, _ in said]
+    for start, lemma in enumerate(lemmas_said):
+        if lemma != wanted[0]:
+            continue
+        at, gaps = start, 0
+        for need in wanted[1:]:
+            nxt = at + 1
+            while (
+                nxt < len(lemmas_said)
+                and lemmas_said[nxt] != need
+                and gaps < 1
+                and lemmas_said[nxt] not in _NEGATING  # "제가 안 키울래요" is no "제가 키우"
+            ):
+                nxt, gaps = nxt + 1, gaps + 1
+            if nxt >= len(lemmas_said) or lemmas_said[nxt] != need:
+                break
+            at = nxt
+        else:
+            before = lemmas_said[start - 1] if start else ""
+            after = lemmas_said[at + 1] if at + 1 < len(lemmas_said) else ""
+            if before not in _NEGATING and after not in _NEGATING:
+                return True
+    return False
 
 
 def _only_values(text: str, *, now: datetime) -> bool:
@@ -308,6 +359,12 @@ class FactExtractor:
             for value, words in spec.option_words
         }
         spans = {value: own for value, own in spans.items() if own}  # most options: not said
+        if len(spans) < len(spec.option_words) and _HANGUL.search(lowered):
+            # "제가 키운다니까요" for "제가 키우": the option's words by their lemmas, in order
+            said = _lemma_seq(lowered)
+            for value, words in spec.option_words:
+                if value not in spans and any(_says_lemmas(said, w) for w in words):
+                    spans[value] = [(-1, -1)]
         found = []
         for value, own in spans.items():
             longer = [o for other, os in spans.items() if other != value for o in os]
