@@ -426,3 +426,20 @@ def test_a_choice_in_the_persons_own_words(
 ) -> None:
     found = extractor.extract(text, sub_type=sub_type, asked=field, now=MARCH)
     assert found.answer == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "unsure"),
+    [
+        ("16일인가 그럴걸요", True),
+        ("했던 거 같아요", True),
+        ("한 340?", True),
+        ("아마 작년 3월", True),
+        ("네 아직 살아요", False),  # plain: kept as said
+        ("3월 2일이요", False),
+    ],
+)
+def test_a_value_said_unsure_is_told_from_a_plain_one(knowledge: Knowledge, text, unsure) -> None:
+    from graphs.legal.nodes import _unsure
+
+    assert _unsure(knowledge, text) is unsure
