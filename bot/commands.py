@@ -185,6 +185,11 @@ class Commands:
             reply.state = "MEDICAL"
         elif session is not None:
             self._prompt(values, *where, reply)
+        elif handling is not None and handling.view.latest is not None:
+            # The intake was finished before the crisis: what they add is still taken in (the
+            # summary's addenda), never a new intake that asks it all again.
+            reply.add(kn.message("resumed_after_summary", reply.lang))
+            reply.state = "COMPLETED"
         else:
             self._offer_domains(reply)
 

@@ -360,7 +360,7 @@ class TurnSteps:
         await self._prune_checkpoints(config)
         if "summary" in updates:
             log.info("chat=%s session=%s summary amended", chat_tag(inbound.chat_id), session_id)
-        elif set(updates) == {"questions"}:  # a question back, answered or noted: it is done
+        elif "proposed" not in updates:  # a question back, answered or noted: it is done
             reply.add(self.knowledge.message("session_completed", reply.lang))
         return True
 

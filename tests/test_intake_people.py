@@ -357,3 +357,18 @@ async def test_a_word_in_passing_does_not_overwrite_a_fact_but_a_restated_value_
     await engine.handle(choice("a:changes:confirm", minutes=3))
     rows = await fact_rows(engine)
     assert json.loads(rows["amount"].value_json) == 550_000
+
+
+async def test_a_correction_written_as_the_summary_shows_the_value_is_read(
+    engine: Engine,
+) -> None:
+    """The bot's own hint ("'<recorded> 아니고 <new>'처럼") works with the value as shown."""
+    await finish_loan(engine)
+    [row] = await export_rows(engine)
+    recorded = row["facts"]["repayment_date"]
+    shown = await engine.handle(text(f"{recorded} 아니고 2026-08-31이에요"))
+    assert "2026-08-31" in joined(shown) and "a:changes:confirm" in str(shown.messages)
+    await engine.handle(choice("a:changes:confirm"))
+    [row] = await export_rows(engine)
+    assert row["facts"]["repayment_date"] == "2026-08-31"
+    assert row["facts"]["amount"] == 3_000_000  # no number of the date read as an amount

@@ -46,6 +46,7 @@ FIRES: dict[str, list[str]] = {
         "pregnant and painful urination since yesterday",
     ],
     "WEAPON_THREAT": [
+        "한번만 더 내려오면 칼로 쑤셔버린다고 했어요",  # a neighbour's threat (fresh set)
         "남편이 지금 칼 들고 죽인다고 해요",
         "남편이 지금 칼을 들고 위협해요",
         "아빠가 칼을 들고 있어요 무서워요",
@@ -60,6 +61,8 @@ FIRES: dict[str, list[str]] = {
         "아빠가 동생을 때리고 있어요",
         "남편이 술만 마시면 때려요",
         "방금 남편한테 맞았어요 너무 무서워요",
+        "he said if i cant have you nobody will",
+        "나 아니면 아무도 못 가진대요 걔가",
         "사채업자가 죽여버린다고 협박해요",
         "남편이 목을 조르고 있어요",
         "예전에 맞은 적 있어요 지금 또 때려요",
@@ -87,6 +90,15 @@ FIRES: dict[str, list[str]] = {
         # a threat to come to the home tonight (a private lender's text, a tester's card)
         "방금 문자왔는데 집주소 안다고 오늘밤에 집앞으로 찾아간대요 가만 안둔다고ㅠㅠ",
         "he says he knows where i live and he's coming to my house to teach me a lesson",
+        "he sent 'I'll be at your place tonight, u cant hide'. im home alone rn and im scared",
+        "집 주소 안다고 밤길 조심하라고 문자 왔어요",  # a loan app's collector (fresh set)
+    ],
+    "WEAPON_THREAT_FEARED": [
+        "지난주 토요일에 그 아저씨가 한번만 더 내려오면 칼로 쑤셔버린다고 했어요 무서워서 애 혼자 못 내보내겠어요",
+        "저번주에 전남편이 칼 들고 죽인다고 했어요 지금도 무서워요",
+        "그저께 사채업자가 칼 꺼내 보이면서 가만 안둔다고 했어요 너무 무서워요",
+        "지난달에 칼 들고 와서 죽인다고 했던 사람이 또 연락와요 무서워요",
+        "last week he pulled a knife on me and said i'll make you pay, i'm still scared",
     ],
     "CHILD_AT_RISK": [
         "아빠가 동생을 때리고 있어요",
@@ -441,6 +453,7 @@ NEAR_MISSES: dict[str, list[str]] = {
         "it burns when i pee, i'm not pregnant",
     ],
     "WEAPON_THREAT": [
+        "칼로 쑤셔서 김장 무 구멍 냈어요",
         "흉기 폭행 재판 중이에요",
         "예전에 남편이 칼 들고 위협한 적 있어요",
         "영화에서 칼을 들고 위협하는 장면이 무서웠어요",
@@ -452,6 +465,7 @@ NEAR_MISSES: dict[str, list[str]] = {
         "나는76살이고 당뇨로 인슐린 맞고있소 란투스18단위 저녁에",
         "독감주사 맞았어요 팔이 아파요",
         "예전에 폭행당한 적 있어요",
+        "전에 사귈 때 if i cant have you 어쩌고 하는 노래를 좋아했어요",
         "지난주 금요일에 술집에서 모르는 남자가 주먹으로 얼굴 때림",
         # '때림' tells no tense: a story of the night it happened (a tester's bar assault)
         "처음보는 30대 남자요. 어깨 부딪혔다고 갑자기 주먹으로 얼굴 때림",
@@ -480,6 +494,15 @@ NEAR_MISSES: dict[str, list[str]] = {
         "진짜 확 올라가서 문 부숴버리고 싶은거 참고있어요",
         "집주인이 내일 집 보러 찾아온대요",
         "엄마가 반찬 가져다준다고 집에 온대요",
+        "엄마가 내일 우리 집에 온대요 무서워요 잔소리할까봐",
+        "밤길 조심하세요~ 요즘 어두워요",
+        "이사 가서 새 주소 안다고 엄마가 선물 보냈어요",
+        "my mom is coming to my place tonight and im scared she will see the mess",
+    ],
+    "WEAPON_THREAT_FEARED": [
+        "예전에 남편이 칼로 찌른다고 협박한 적 있어서 그때 무서웠어요",
+        "영화에서 칼로 쑤셔버린다고 하는 장면이 무서웠어요",
+        "만약 칼로 위협하면 어떻게 해야 돼요? 무서워서요",
     ],
     "CHILD_AT_RISK": [
         "아동학대로 신고당했어요",

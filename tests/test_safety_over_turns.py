@@ -249,3 +249,24 @@ async def test_a_knock_at_the_door_with_no_danger_told_before_fires_nothing(
     await engine.handle(said("월세 보증금을 못 돌려받고 있어요"))
     knock = await engine.handle(said("택배 기사님이 지금 문앞에서 초인종 누르고 있네요", hours=0.1))
     assert codes(knock) == []
+
+
+async def test_carrying_on_after_a_crisis_when_the_intake_was_finished_asks_nothing_again(
+    engine: Engine, knowledge
+) -> None:
+    """A fresh tester's card: the intake had ended, a suicide alert came, and 'carry on' led to
+    the domain picker and a new intake that asked everything again."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"))
+    await engine.handle(said("올해 6월", hours=0.05))
+    done = await engine.handle(pressed("a:evidence:no", hours=0.1))
+    assert done.state == "COMPLETED"
+    crisis = await engine.handle(
+        said("솔직히 요즘은 다 그만하고 죽고싶다는 생각도 들어요", hours=0.2)
+    )
+    assert "SUICIDE" in codes(crisis)
+    resumed = await engine.handle(pressed("cmd:resume", hours=0.3))
+    assert knowledge.message("resumed_after_summary", "ko") in texts(resumed)
+    assert "domain:legal" not in buttons(resumed)
+    added = await engine.handle(said("그리고 친구가 100만원은 갚았어요", hours=0.4))
+    assert added.state == "COMPLETED"  # taken into the finished intake, not a new one

@@ -359,8 +359,9 @@ class FactExtractor:
             for value, words in spec.option_words
         }
         spans = {value: own for value, own in spans.items() if own}  # most options: not said
-        if len(spans) < len(spec.option_words) and _HANGUL.search(lowered):
-            # "제가 키운다니까요" for "제가 키우": the option's words by their lemmas, in order
+        if not spans and _HANGUL.search(lowered):
+            # Nothing said as written: "제가 키운다니까요" for "제가 키우", by the option's
+            # words' lemmas in order (a fallback: it never adds a second option to one said)
             said = _lemma_seq(lowered)
             for value, words in spec.option_words:
                 if value not in spans and any(_says_lemmas(said, w) for w in words):
@@ -609,7 +610,9 @@ class FactExtractor:
                 continue
             return f"{match.group('rel')} {name}"
         match = _COMPANY.search(text)
-        return match.group("name").strip() if match else None
+        if match and names.no_endings(names.bare(match.group("name").strip())):
+            return match.group("name").strip()
+        return None
 
     def _count_people(self, text: str) -> int:
         """How many people a list names ("엄마랑 저랑 남동생이요" -> 3, "me and my brother" ->

@@ -49,7 +49,7 @@ _LABELLED = re.compile(
     r"(?P<name>[가-힣ㄱ-ㅎA-Za-z0-9][가-힣ㄱ-ㅎA-Za-z0-9&.\-]{0,19})"
 )
 _LABELLED_EN = re.compile(
-    r"(?i)\b(?:named|called|his name is|her name is|their name is|name is|name's)\s+"
+    r"\b(?i:named|called|his name is|her name is|their name is|name is|name's)\s+"
     r"(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})"
 )
 _TRAILING_PARTICLE = re.compile(
@@ -80,6 +80,11 @@ def plausible_name(word: str) -> bool:
     if not tokens or tokens[0].tag.startswith(_NOT_NAME_TAGS):
         return False
     return not any(t.tag.startswith(_NOT_NAME_TAGS) for t in tokens)
+
+
+def no_endings(phrase: str) -> bool:
+    """Whether a phrase holds no verb ending, copula or particle ("주식회사였던거" does)."""
+    return not any(t.tag.startswith(("E", "VCP", "VCN", "J")) for t in get_kiwi().tokenize(phrase))
 
 
 def ends_in_noun(phrase: str) -> bool:

@@ -169,7 +169,9 @@ def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None
             return name, kind
     m = _HANDLE.search(text) or _COMPANY.search(text)
     if m:
-        return m.group("name") if "name" in m.groupdict() else m.group(0), kind
+        found = m.group("name") if "name" in m.groupdict() else m.group(0)
+        if found.startswith("@") or names.no_endings(names.bare(found)):
+            return found, kind  # not "주식회사였던거"
     m = _EN_FULL_NAME.search(text)
     if m and m.group(1).split()[0].lower() not in _EN_NOT_NAME_START:
         return m.group(1), kind

@@ -68,13 +68,16 @@ async def amend(
         if key in ex.cued or kinds.get(key) in _WORDED_KINDS:
             proposed.append(change(key, facts.get(key), value))
     if proposed:
+        # Shown to confirm; the message itself is kept for the lawyer whatever the answer.
         proposed = [p | {"quote": text[:160]} for p in proposed]
-        return {"proposed": proposed}, [prompts.confirm_changes(kn, sub_type, proposed, lang)]
+        updates = {"proposed": proposed, "addenda": _added(values, text, at)}
+        return updates, [prompts.confirm_changes(kn, sub_type, proposed, lang)]
     talk = converse(kn, sub_type, text, lang, values)  # type: ignore[arg-type]
     if talk is not None:
         messages, questions = talk
         if questions and questions != values.get("questions", []):
-            return {"questions": questions}, messages  # answered where K3 can, listed
+            # answered where K3 can, listed; what else the message told is kept too
+            return {"questions": questions, "addenda": _added(values, text, at)}, messages
         return None  # thanks, small talk: nothing to keep
     # Nothing to change: kept for the lawyer as the person said it.
     updates: dict[str, Any] = {"addenda": _added(values, text, at)}

@@ -48,7 +48,7 @@ def sort_facts(
     answers, whose value is the person's answer and never a correction of another field.
     """
     out = Sorted()
-    targets = _taken_back_targets(facts, ex, kinds)
+    targets = _taken_back_targets(facts, ex, kinds, text)
     for key, value in found.items():
         old = facts.get(key)
         retarget = targets.get(kinds.get(key, ""))
@@ -72,8 +72,8 @@ def sort_facts(
 
 # "500 아니고 600", "19 말고 20": two bare numbers, the first taken back.
 _BARE_PAIR = re.compile(
-    r"(?<![\d.,])(\d{1,3}(?:,\d{3})*|\d+)\s*(?:이|가)?\s*(?:아니고|아니라|말고|아니구|아닌)\S*\s*"
-    r"(\d{1,3}(?:,\d{3})*|\d+)(?![\d.,]|\s*(?:일|월|년|살|세|명|개|시|번|회))"
+    r"(?<![\d.,\-/])(\d{1,3}(?:,\d{3})*|\d+)\s*(?:이|가)?\s*(?:아니고|아니라|말고|아니구|아닌)\S*\s*"
+    r"(\d{1,3}(?:,\d{3})*|\d+)(?![\d.,\-/]|\s*(?:일|월|년|살|세|명|개|시|번|회))"
 )
 _SCALES = (1, 10_000, 1_000_000, 10_000_000, 100_000_000)  # 원, 만, 백만, 천만, 억
 
@@ -141,11 +141,30 @@ def _corrects(
     return False
 
 
+_BACK_AFTER = r"\s?(?:이|가|은|는)?\s?(?:아니고|아니라|아니에요|말고|아닌)"
+
+
+def _written_back(facts: dict[str, Any], kinds: dict[str, str], text: str) -> dict[str, str]:
+    """kind -> the recorded field whose value is written out and taken back as the summary
+    shows it ("2010 아니고 2026-09-15", "not 2025-12-03 but 2026-12-03", "5,000,000원 아니고")."""
+    found: dict[str, str] = {}
+    for key, value in facts.items():
+        kind = kinds.get(key)
+        if kind not in ("date", "amount") or value is None:
+            continue
+        shown = [str(value)] if kind == "date" else [f"{value:,}", str(value)]
+        for form in shown:
+            said = re.escape(form)
+            if re.search(rf"{said}(?:원)?{_BACK_AFTER}|\bnot\s+(?:krw\s?)?{said}", text, re.I):
+                found.setdefault(kind, key)
+    return found
+
+
 def _taken_back_targets(
-    facts: dict[str, Any], ex: Extraction, kinds: dict[str, str]
+    facts: dict[str, Any], ex: Extraction, kinds: dict[str, str], text: str = ""
 ) -> dict[str, str]:
     """kind -> the recorded field whose value the message takes back ("4월 아니고")."""
-    targets: dict[str, str] = {}
+    targets: dict[str, str] = dict(_written_back(facts, kinds, text)) if text else {}
     for kind, value, written in ex.taken_back:
         kind = _KIND_OF_VALUE.get(kind, kind)
         for key, recorded in facts.items():

@@ -138,9 +138,13 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         result = await ctx.brain.classify_case(description)
         if not result.confident or result.top is None:
             if not _picker_exhausted(state):
+                _, asked = asked_along(
+                    kn, "", description, lang, state.get("questions", []), whole=True
+                )
                 return {
                     "candidates": _candidates(state, result, ctx),
                     "confidence": result.confidence,
+                    "questions": asked,  # the first words may ask something already
                 }
             sub_type = kn.k1.free_form  # declined or not found often enough: taken as told
         else:
@@ -257,6 +261,9 @@ async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dic
     talk = converse(kn, "", text, lang, state) if text else None
     if talk is not None and read_intent(text, kn).kind != "question":
         return {**seen, "outbox": talk[0]}  # out of scope or small talk: said so, picker stays
+    if text:  # a question asked at the picker is the lawyer's too ("상담 받으면 돈 들어요?")
+        _, asked = asked_along(kn, "", text, lang, state.get("questions", []), whole=True)
+        seen["questions"] = asked
     if text and not is_meaningless(text):
         description = f"{state['description']}\n{text}"[:MAX_DESCRIPTION]
         return {
@@ -653,9 +660,11 @@ def converse(
     return None
 
 
-# Where a sentence ends: punctuation, a line break, or a Korean sentence ending (요, 다, 죠,
-# 까) before more words ("끝이에요 이거 소송하면 이길 수 있어요?").
-_SENTENCE_END = re.compile(r"(?<=[?？!.。])\s*|\n+|(?<=[요다죠까])\s+(?=\S)")
+# Where a sentence ends: punctuation, a line break, or a Korean sentence ending (요, 죠, 까)
+# before more words (not 다, which is also "all": "이거 다 갚아야돼요") ("끝이에요 이거 소송하면 이길 수 있어요?").
+_SENTENCE_END = re.compile(r"(?<=[?？!.。])\s*|\n+|(?<=[요죠까])\s+(?=\S)")
+# A sentence that asks, by its ending and mark ("남은 돈은 안 갚아도 되는거 맞죠?", "can I sue?").
+_ASKS = re.compile(r"(?:[요죠까니나냐지야어]|[a-z])\s*[?？]+\s*$", re.I)
 
 
 def asked_along(
@@ -677,7 +686,9 @@ def asked_along(
         if not sentence or (sentence == text.strip() and not whole) or sentence in known:
             continue
         intent = read_intent(sentence, kn)
-        if intent.kind != "question":
+        if intent.kind != "question" and not (
+            _ASKS.search(sentence) and len(sentence.split()) >= 3 and intent.kind == "none"
+        ):
             continue
         answer = answer_question(kn, sub_type, intent, lang)
         listed.append({"text": sentence[:300], "answered": answer is not None})
