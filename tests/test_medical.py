@@ -568,7 +568,7 @@ async def test_forget_leaves_no_row_cache_entry_or_checkpoint(
         # Only the chat's settings stay: its language and the assistant it talks to (its
         # safety memory cleared).
         kept = db.execute("select * from chatpreference").fetchall()
-        assert kept == [(CHAT, "ko", "medical", None)]
+        assert kept == [(CHAT, "ko", "medical", None, 0)]  # (lang_chosen: never picked)
     with sqlite3.connect(checkpoints_path(settings.intake_data_dir)) as db:
         names = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
         for name in names:
