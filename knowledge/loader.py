@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TypeVar
 
 import yaml
@@ -116,12 +117,13 @@ class Knowledge:
                 raise KnowledgeError(f"k3_legal_info.yaml: info: missing {code}")
         if "default" not in self.k4.formats:
             raise KnowledgeError("k4_summary_formats.yaml: formats: missing default")
-        for code, fmt in self.k4.formats.items():
+        closing = ("closing", SimpleNamespace(sections=self.k4.closing))
+        for code, fmt in [*self.k4.formats.items(), closing]:
             for section in fmt.sections:
                 for key in section.fields:
                     if key not in self.k2.fields:
                         raise KnowledgeError(
-                            f"k4_summary_formats.yaml: formats.{code}: unknown field {key!r}"
+                            f"k4_summary_formats.yaml: {code}: unknown field {key!r}"
                         )
 
 

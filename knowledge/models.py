@@ -352,10 +352,20 @@ class K4Formats(Strict):
     """K4: summary formats per sub-type code; `default` serves a sub-type without its own."""
 
     formats: dict[str, SummaryFormat]
+    # Sections every format ends with, for what any case may hold (what the person wants),
+    # leaving out the fields a format already shows.
+    closing: list[SummarySection] = []
 
     def for_sub_type(self, code: str) -> SummaryFormat:
-        """The sub-type's format, or the default one."""
-        return self.formats.get(code) or self.formats["default"]
+        """The sub-type's format, or the default one, with the closing sections it lacks."""
+        fmt = self.formats.get(code) or self.formats["default"]
+        shown = {key for section in fmt.sections for key in section.fields}
+        extra = [
+            SummarySection(title=s.title, fields=[k for k in s.fields if k not in shown])
+            for s in self.closing
+        ]
+        extra = [s for s in extra if s.fields]
+        return fmt.model_copy(update={"sections": [*fmt.sections, *extra]}) if extra else fmt
 
 
 # --- Lexicon -------------------------------------------------------------------------------
@@ -376,6 +386,9 @@ class Lexicon(Strict):
     # "결혼식", "수술", "보험사", "wedding": a date or amount in their clause is of another event
     # or role, and fills no field by default (only a field's own cue places it)
     other_events: dict[Lang, list[str]] = {}
+    # "돌려받고 싶어요", "I want": a sentence saying what the person wants from the case
+    wants: dict[Lang, list[str]] = {}
+    wants_not: list[str] = []  # "죽고 싶어요", "I want to ask": no outcome to pursue
 
 
 # --- Safety pre-check ----------------------------------------------------------------------

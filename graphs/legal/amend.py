@@ -8,7 +8,8 @@ buttons and applied only on yes; several in one message are confirmed together. 
 changes no field:
 - a question back is answered from K3 where it can be and listed for the lawyer;
 - a value that differs from a recorded one without correcting it, a correction that could not
-  be read, or more of the story is kept as an addendum for the lawyer, in the person's words;
+  be read, or more of the story is kept as an addendum for the lawyer, in the person's words
+  (a wish, "처벌도 원해요", is also added beside what the person wanted before);
 - another matter (the classifier is sure of another case type) is kept as an addendum too, and
   a new intake is offered with a button.
 Noise (a bare "ㅋㅋ", "?") changes nothing and is not kept.
@@ -20,7 +21,7 @@ from typing import Any
 
 from graphs.common.context import Context
 from graphs.common.text import is_meaningless
-from graphs.legal import prompts
+from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import bare_amount_corrections, change, sort_facts
 from graphs.legal.nodes import converse, merge_facts, split_party
@@ -90,7 +91,14 @@ async def amend(
         messages += prompts.aside_notes(kn, sub_type, read.aside, lang)
     key = "addendum_unread_correction" if ex.correction and not read.aside else "addendum_kept"
     messages.append(prompts.say(kn, lang, key))
-    if await _another_matter(ctx, sub_type, text):
+    another = await _another_matter(ctx, sub_type, text)
+    wished = None if another else wants.with_wishes(kn, facts, text)
+    if wished is not None:  # "처벌도 원해요": beside what was wanted before, changing nothing
+        updates["facts"] = {**facts, wants.FIELD: wished}
+        updates["provenance"] = told_story.noted(
+            values.get("provenance", {}), [wants.FIELD], quote=text, at=at, confirmed=False
+        )
+    if another:
         messages.append(
             prompts.message(
                 kn.message("addendum_new_matter", lang),

@@ -18,7 +18,7 @@ from graphs.common.intents import answer_question, declines_types, read_intent
 from graphs.common.normalize import parse_yes_no
 from graphs.common.story import split_counterparty
 from graphs.common.text import detect_lang, is_meaningless
-from graphs.legal import prompts
+from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import (
     bare_amount_corrections,
@@ -157,6 +157,9 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     found = {k: v for k, v in extraction.facts.items() if k in kn.k2.fields}
     found = split_party(kn, found, description, facts)
     facts.update(found)
+    wished = wants.with_wishes(kn, facts, description)  # "돌려받고 싶어요", whatever the type
+    if wished is not None:
+        facts[wants.FIELD] = wished
     story = state.get("story", [])
     facts["action_description"] = told_story.account(description, story)
     details, _ = told_story.with_details(kn, state.get("details", []), description)
@@ -185,7 +188,11 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         "confidence": confidence,
         "facts": facts,
         "provenance": told_story.noted(
-            state.get("provenance", {}), list(found), quote=description, at=at, confirmed=False
+            state.get("provenance", {}),
+            [*found, *([wants.FIELD] if wished is not None else [])],
+            quote=description,
+            at=at,
+            confirmed=False,
         ),
         "approx": sorted(set(state.get("approx", [])) | _approx(extraction, found)),
         "details": details,
@@ -407,6 +414,10 @@ async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[
             update["asides"] = asides
             outbox += prompts.aside_notes(kn, sub_type, read.aside, lang)
         fresh = list(read.new)
+        wished = wants.with_wishes(kn, facts, text) if key != wants.FIELD else None
+        if wished is not None:  # what the person wants, added beside what they wanted before
+            facts[wants.FIELD] = wished
+            fresh.append(wants.FIELD)
         provenance = told_story.noted(provenance, fresh, quote=text, at=at, confirmed=False)
         approx = _approx(ex, other)
         details, new_details = told_story.with_details(kn, state.get("details", []), text)

@@ -1,0 +1,112 @@
+"""What the person wants from the case is kept whatever the case type, in their own words,
+from any message: a later wish is added beside the earlier one, a question or a wish that is no
+outcome ("죽고 싶어요", "상담받고 싶어요") is not a wish, and the summary shows it."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from pathlib import Path
+
+import pytest
+
+from graphs.common.context import Context
+from graphs.legal.amend import amend
+from graphs.legal.summary import build_summary
+from graphs.legal.wants import wishes
+from knowledge.kb import KnowledgeBase
+from knowledge.loader import Knowledge
+from tests.test_graph import Driver
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("500만원 빌려줬는데 안 갚아요. 돈만 돌려받고 싶어요", ["돈만 돌려받고 싶어요"]),
+        ("처벌을 원합니다. 접근금지도 받고 싶어요", ["처벌을 원합니다.", "접근금지도 받고 싶어요"]),
+        ("I just want my deposit back. Can I sue?", ["I just want my deposit back."]),
+        ("그냥 밤에는 조용했으면 좋겠어요", ["그냥 밤에는 조용했으면 좋겠어요"]),
+        ("돌려받고 싶은데 가능할까요?", []),  # a question: listed for the lawyer instead
+        ("너무 힘들어서 죽고 싶어요", []),
+        ("문제가 좀 있어서 상담받고 싶어요", []),
+        ("I want to know if I can sue", []),
+        ("친구한테 500만원 빌려줬어요", []),
+    ],
+)
+def test_wishes_are_sentences_that_say_what_the_person_wants(
+    knowledge: Knowledge, text: str, expected: list[str]
+) -> None:
+    assert wishes(knowledge, text) == expected
+
+
+@pytest.fixture
+async def driver(tmp_path: Path, knowledge, brain):
+    d = Driver(tmp_path / "checkpoints.db", knowledge, brain)
+    await d.open()
+    yield d
+    await d.close()
+
+
+async def test_a_wish_in_any_message_is_kept_and_shown_in_the_summary(
+    driver: Driver, kb: KnowledgeBase
+) -> None:
+    # LOAN does not ask what the person wants; said anyway, it is kept for the lawyer.
+    await driver.send("친구한테 2024년 3월에 500만원을 빌려줬는데 안 갚아요. 돈만 돌려받고 싶어요")
+    values = await driver.values()
+    assert values["sub_type"] == "LOAN"
+    assert values["facts"]["desired_outcome"] == "돈만 돌려받고 싶어요"
+    assert values["provenance"]["desired_outcome"]["confirmed"] is False
+    await driver.send("김민수요. 지급명령도 하고 싶어요")
+    facts = (await driver.values())["facts"]
+    assert facts["desired_outcome"] == "돈만 돌려받고 싶어요 / 지급명령도 하고 싶어요"
+    summary = build_summary(kb, await driver.values(), "ko", today=date(2026, 11, 26))
+    sections = {s["title"]: s["items"] for s in summary["structured"]["sections"]}
+    assert [i["value"] for i in sections["원하는 해결"]] == [facts["desired_outcome"]]
+    assert "지급명령도 하고 싶어요" in summary["text"]
+
+
+async def test_a_wish_already_said_is_not_asked_for(driver: Driver) -> None:
+    # NEIGHBOR_DISPUTE asks what the person wants; said in the first message, it is not asked.
+    await driver.send(
+        "윗집 층간소음 때문에 1년째 잠을 못 자요. 그냥 밤에만이라도 조용했으면 좋겠어요"
+    )
+    values = await driver.values()
+    assert values["sub_type"] == "NEIGHBOR_DISPUTE"
+    assert "조용했으면 좋겠어요" in values["facts"]["desired_outcome"]
+    asked = []
+    for answer in [
+        "층간소음이요",
+        "1203호요",
+        "작년 10월부터요",
+        "관리사무소에 말했어요",
+        "아니요",
+    ]:
+        reply = await driver.send(answer)
+        asked.append(reply.get("field"))
+    assert "desired_outcome" not in asked
+
+
+def test_every_summary_format_ends_with_what_the_person_wants(
+    knowledge: Knowledge, kb: KnowledgeBase
+) -> None:
+    for code in knowledge.k2.sub_types:
+        keys = [k for s in kb.summary_format(code).sections for k in s.fields]
+        assert keys.count("desired_outcome") == 1, code
+
+
+async def test_a_wish_after_the_summary_is_added_beside_the_others(
+    knowledge, brain, kb: KnowledgeBase
+) -> None:
+    values = {
+        "sub_type": "LOAN",
+        "case_type": "CIVIL",
+        "facts": {"amount": 5000000, "desired_outcome": "돈만 돌려받고 싶어요"},
+        "addenda": [],
+    }
+    ctx = Context(knowledge=knowledge, brain=brain, lang="ko", now=datetime(2026, 11, 26), kb=kb)
+    updates, _ = await amend(ctx, values, "그리고 이자까지 받았으면 좋겠어요")
+    assert updates["facts"]["desired_outcome"] == (
+        "돈만 돌려받고 싶어요 / 그리고 이자까지 받았으면 좋겠어요"
+    )
+    assert updates["facts"]["amount"] == 5000000
+    assert updates["addenda"][-1]["text"] == "그리고 이자까지 받았으면 좋겠어요"
+    assert "이자까지" in updates["summary"]["text"]
