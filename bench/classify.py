@@ -4,7 +4,7 @@
 
 Runs the labelled descriptions in tests/data/ (classification_cases.yaml, which the rules were
 tuned on, and classification_holdout.yaml, written blind to them) through
-- the rules classifier (graphs/common/classify.py, what the intake uses first),
+- the rules classifier (graphs/legal/classify.py, what the intake uses first),
 - hybrid retrieval over the K1 collection (knowledge/kb.py, what fills the buttons when the rules
   are unsure), and each of its two methods alone,
 and prints sub-type accuracy at 1 and 3, main-type accuracy at 1, and p50/p95 latency per
@@ -27,7 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from graphs.common.classify import CaseClassifier  # noqa: E402
+from graphs.legal.classify import CaseClassifier  # noqa: E402
 from knowledge.kb import KnowledgeBase, open_index  # noqa: E402
 from knowledge.korean import get_kiwi  # noqa: E402
 from knowledge.loader import default_knowledge  # noqa: E402

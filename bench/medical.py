@@ -46,11 +46,11 @@ from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.types import Command  # noqa: E402
 
 from graphs.common.context import Context  # noqa: E402
-from graphs.common.rules_brain import RulesBrain  # noqa: E402
-from graphs.common.slots import SlotExtractor  # noqa: E402
 from graphs.legal.graph import build_graph as build_legal_graph  # noqa: E402
+from graphs.legal.rules_brain import RulesBrain  # noqa: E402
 from graphs.medical import evidence, memory  # noqa: E402
 from graphs.medical.graph import build_graph as build_medical_graph  # noqa: E402
+from graphs.medical.slots import SlotExtractor  # noqa: E402
 from knowledge.kb import KnowledgeBase, open_index  # noqa: E402
 from knowledge.loader import Knowledge, default_knowledge  # noqa: E402
 

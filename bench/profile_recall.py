@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.config import Settings  # noqa: E402
 from bot.engine import Engine, Inbound  # noqa: E402
-from graphs.common.rules_brain import RulesBrain  # noqa: E402
+from graphs.legal.rules_brain import RulesBrain  # noqa: E402
 from knowledge.kb import KnowledgeBase, open_index  # noqa: E402
 from knowledge.loader import default_knowledge  # noqa: E402
 from tests.support import NOW  # noqa: E402

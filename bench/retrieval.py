@@ -7,7 +7,7 @@ chunked; a hit counts for the document it came from). Query sets:
 - MedQuAD dev questions (English; the answer is the document with the same `id`), `--limit`
   of them, spread evenly over the file (0 = all);
 - bench/data/ko_medical_questions.jsonl: Korean questions whose answers are MedQuAD documents
-  (cross-lingual), as written and bridged (`graphs.common.bridge`: the English names of the
+  (cross-lingual), as written and bridged (`graphs.medical.bridge`: the English names of the
   conditions, symptoms and medicines they name, from the product's medical lexicon, appended);
 - bench/data/ko_legal_questions.jsonl: Korean legal questions over K3 (the answer is the
   sub-type's K3 entry in either language).
@@ -29,8 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from graphs.common.bridge import bridge_query  # noqa: E402
-from graphs.common.slots import SlotExtractor  # noqa: E402
+from graphs.medical.bridge import bridge_query  # noqa: E402
+from graphs.medical.slots import SlotExtractor  # noqa: E402
 from knowledge.documents import knowledge_documents  # noqa: E402
 from knowledge.embedding import default_embedding  # noqa: E402
 from knowledge.index import KnowledgeIndex  # noqa: E402

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import repo
-from graphs.common.safety import Recent, SafetyCheck, SafetyHit
+from graphs.safety.rules import Recent, SafetyCheck, SafetyHit
 from knowledge.loader import Knowledge
 
 log = logging.getLogger(__name__)

@@ -37,11 +37,11 @@ from db.engine import (
 )
 from db.locks import ChatLocks
 from graphs.common.brain import Brain
-from graphs.common.rules_brain import RulesBrain
-from graphs.common.safety import Recent
 from graphs.common.text import clearly_written_in, detect_lang
+from graphs.legal.rules_brain import RulesBrain
 from graphs.medical.graph import build_graph as build_medical_graph
 from graphs.registry import GRAPHS, GraphSpec
+from graphs.safety.rules import Recent
 from knowledge.kb import KnowledgeBase, open_index
 from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge, default_knowledge

@@ -27,8 +27,8 @@ from bot.messages import (
 from db import repo
 from graphs.common.context import Context
 from graphs.common.intents import read_intent
-from graphs.common.safety import Recent
 from graphs.common.text import detect_lang, is_meaningless
+from graphs.safety.rules import Recent
 
 log = logging.getLogger("bot.engine")
 

@@ -17,7 +17,7 @@ from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from db.models import MedicalProfile, MedicalQuestion, ProfileItem, SafetyAlert, utcnow
-from db.repo import _writing
+from db.repo import writing
 
 
 def _dumps(value: Any) -> str:
@@ -37,7 +37,7 @@ async def open_profile(*, engine: AsyncEngine, chat_id: int, user_id: int | None
     if found is not None:
         return found
     profile = MedicalProfile(id=uuid.uuid4().hex, chat_id=chat_id, user_id=user_id)
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         db.add(profile)
         await db.commit()
         await db.refresh(profile)
@@ -54,7 +54,7 @@ async def sync_profile(
     summary_text: str | None = None,
 ) -> None:
     """Write a profile whole: its items (with whether each is current now) and questions."""
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         row = await db.get(MedicalProfile, profile_id)
         if row is None:
             return

@@ -186,7 +186,7 @@ class ChatPreference(SQLModel, table=True):
     # follows the language the person clearly writes in.
     lang_chosen: bool = Field(default=False, sa_column_kwargs={"server_default": false()})
     domain: str | None = None  # legal | medical: what the chat's messages go to; None = not chosen
-    # The safety check's memory of the last day (graphs/common/safety.py Recent): term names of
+    # The safety check's memory of the last day (graphs/safety/rules.py Recent): term names of
     # recent signs, the profile's standing terms, the rules raised, a crisis. Never any words.
     safety_json: str | None = None
 

@@ -86,7 +86,7 @@ def _write_lock(engine: AsyncEngine) -> asyncio.Lock:
 
 
 @asynccontextmanager
-async def _writing(engine: AsyncEngine) -> AsyncIterator[AsyncSession]:
+async def writing(engine: AsyncEngine) -> AsyncIterator[AsyncSession]:
     """A session for a write transaction; one writer at a time per process.
 
     SQLite has a single writer. A deferred transaction that reads and then writes fails at
@@ -115,7 +115,7 @@ async def set_lang(*, engine: AsyncEngine, chat_id: int, lang: str, chosen: bool
     """Remember the chat's language; `chosen` when the person picked it (/lang): it then stays
     whatever they write in."""
     values = {"lang": lang, **({"lang_chosen": True} if chosen else {})}
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, **values)
         await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_=values))
         await db.commit()
@@ -123,7 +123,7 @@ async def set_lang(*, engine: AsyncEngine, chat_id: int, lang: str, chosen: bool
 
 async def set_domain(*, engine: AsyncEngine, chat_id: int, domain: str, lang: str) -> None:
     """Remember which domain (legal, medical) the chat's messages go to."""
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         stmt = _insert(engine, ChatPreference).values(chat_id=chat_id, lang=lang, domain=domain)
         await db.exec(
             stmt.on_conflict_do_update(index_elements=["chat_id"], set_={"domain": domain})
@@ -145,7 +145,7 @@ async def set_offer(
     *, engine: AsyncEngine, chat_id: int, user_id: int | None, choices: list[str]
 ) -> None:
     """Remember the buttons just shown to `user_id` in the chat (none: no press counts)."""
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         values = {"user_id": user_id, "choices_json": _dumps(choices), "offered_at": utcnow()}
         stmt = _insert(engine, ChatOffer).values(chat_id=chat_id, **values)
         await db.exec(stmt.on_conflict_do_update(index_elements=["chat_id"], set_=values))
@@ -223,7 +223,7 @@ async def inbox_mark_processed(*, engine: AsyncEngine, update_id: int) -> None:
 
 async def inbox_mark_failed(*, engine: AsyncEngine, update_id: int, reason: str) -> None:
     """Set an update aside: not tried again, its payload kept with the reason, for an operator."""
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         await db.exec(
             update(InboxUpdate)
             .where(col(InboxUpdate.update_id) == update_id)
@@ -317,7 +317,7 @@ async def create_session(
 
 async def close_session(*, engine: AsyncEngine, session_id: str, status: str) -> None:
     """Mark a session completed or cancelled."""
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         session = await db.get(ChatSession, session_id)
         if session is None or session.status != "open":
             return
@@ -329,7 +329,7 @@ async def close_session(*, engine: AsyncEngine, session_id: str, status: str) ->
 
 async def reopen_session(*, engine: AsyncEngine, session_id: str) -> bool:
     """Undo a cancel: the cancelled session is open again. False if it was not cancelled."""
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         session = await db.get(ChatSession, session_id)
         if session is None or session.status != "cancelled":
             return False
@@ -351,7 +351,7 @@ async def add_alerts(
 
     False, writing nothing, when that message (by its input id) was recorded already.
     """
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         if input_id is not None:
             seen = await db.exec(
                 select(SafetyAlert.id).where(
@@ -402,7 +402,7 @@ async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
     back to the legal intake's commands ("/profile" unknown) and first-message routing.
     Returns the deleted session and profile ids: the caller deletes their checkpoint threads.
     """
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         ids = list(
             (await db.exec(select(ChatSession.id).where(ChatSession.chat_id == chat_id))).all()
         )
@@ -462,7 +462,7 @@ async def sync_case(
     "input_id": a turn of an input already in the history is not written twice).
     """
     now = utcnow()
-    async with _writing(engine) as db:
+    async with writing(engine) as db:
         session = await db.get(ChatSession, session_id)
         if session is None:
             raise LookupError(f"no session {session_id}")

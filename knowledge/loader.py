@@ -48,7 +48,7 @@ class KnowledgeError(ValueError):
 _SAFE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _UniqueKeyLoader(_SAFE_LOADER):  # type: ignore[misc, valid-type]
+class UniqueKeyLoader(_SAFE_LOADER):  # type: ignore[misc, valid-type]
     """SafeLoader that refuses a key repeated in one mapping (PyYAML keeps the last silently,
     so a second `btn_done:` would quietly replace the first text)."""
 
@@ -67,7 +67,7 @@ class _UniqueKeyLoader(_SAFE_LOADER):  # type: ignore[misc, valid-type]
 def load_file(path: Path, model: type[M]) -> M:
     """Parse one YAML file into `model`; errors name the file and the field."""
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=UniqueKeyLoader)
     except FileNotFoundError as exc:
         raise KnowledgeError(f"{path.name}: file not found") from exc
     except yaml.YAMLError as exc:

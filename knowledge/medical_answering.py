@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from knowledge.loader import KnowledgeError, _UniqueKeyLoader, validation_problems
+from knowledge.loader import KnowledgeError, UniqueKeyLoader, validation_problems
 from knowledge.medical_corpus import (
     AGE_GROUPS,
     KEBAB_ID,
@@ -110,7 +110,7 @@ class AnsweringError(KnowledgeError):
 
 def parse_answering(text: str, *, name: str = "answering.yaml") -> Answering:
     try:
-        return Answering.model_validate(yaml.load(text, Loader=_UniqueKeyLoader))
+        return Answering.model_validate(yaml.load(text, Loader=UniqueKeyLoader))
     except yaml.YAMLError as exc:
         raise AnsweringError(f"{name}: not valid YAML: {exc}") from exc
     except ValidationError as exc:

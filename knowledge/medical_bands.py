@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import Field, model_validator
 
-from knowledge.loader import _UniqueKeyLoader
+from knowledge.loader import UniqueKeyLoader
 from knowledge.medical_corpus import Bilingual, Source
 from knowledge.models import Strict
 
@@ -104,5 +104,5 @@ def place(
 @cache
 def load_medical_bands() -> MedicalBands:
     """The packaged bands, read and validated once per process."""
-    raw = yaml.load(BANDS_PATH.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    raw = yaml.load(BANDS_PATH.read_text(encoding="utf-8"), Loader=UniqueKeyLoader)
     return MedicalBands.model_validate(raw)

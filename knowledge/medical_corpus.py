@@ -11,7 +11,7 @@ from typing import Any, Literal, get_args
 import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from knowledge.loader import KnowledgeError, _UniqueKeyLoader
+from knowledge.loader import KnowledgeError, UniqueKeyLoader
 from knowledge.models import Strict
 
 CORPUS_PATH = Path(__file__).resolve().parent / "medical" / "corpus.yaml"
@@ -250,7 +250,7 @@ def parse_medical_corpus(text: str, *, name: str = "corpus.yaml") -> MedicalCorp
     try:
         # A SafeLoader that also refuses a key repeated in one entry (a second `text:` would
         # otherwise replace the first without a word).
-        raw = yaml.load(text, Loader=_UniqueKeyLoader)
+        raw = yaml.load(text, Loader=UniqueKeyLoader)
     except yaml.YAMLError as exc:
         raise MedicalCorpusError(f"{name}: not valid YAML: {exc}") from exc
     if not isinstance(raw, list):

@@ -11,7 +11,7 @@ from typing import Literal
 import yaml
 from pydantic import Field, ValidationError, model_validator
 
-from knowledge.loader import KnowledgeError, _UniqueKeyLoader, validation_problems
+from knowledge.loader import KnowledgeError, UniqueKeyLoader, validation_problems
 from knowledge.medical_corpus import (
     KEBAB_ID,
     Bilingual,
@@ -76,7 +76,7 @@ class InteractionsError(KnowledgeError):
 def parse_interactions(text: str, *, name: str = "interactions.yaml") -> Interactions:
     """Parse and validate the table; errors name the file, the rule and the problem."""
     try:
-        raw = yaml.load(text, Loader=_UniqueKeyLoader)
+        raw = yaml.load(text, Loader=UniqueKeyLoader)
         return Interactions.model_validate({"rules": raw})
     except yaml.YAMLError as exc:
         raise InteractionsError(f"{name}: not valid YAML: {exc}") from exc

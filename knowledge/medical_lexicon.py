@@ -16,7 +16,7 @@ from typing import Literal
 import yaml
 from pydantic import Field, field_validator, model_validator
 
-from knowledge.loader import _UniqueKeyLoader
+from knowledge.loader import UniqueKeyLoader
 from knowledge.models import Strict  # unknown keys are errors; frozen
 
 LEXICON_PATH = Path(__file__).resolve().parent / "medical" / "lexicon.yaml"
@@ -510,5 +510,5 @@ def load_medical_lexicon() -> MedicalLexicon:
     """The packaged medical lexicon, read and validated once per process."""
     # A key repeated in one entry is refused, as in every other knowledge file (libyaml's
     # parser when present).
-    raw = yaml.load(LEXICON_PATH.read_text(encoding="utf-8"), Loader=_UniqueKeyLoader)
+    raw = yaml.load(LEXICON_PATH.read_text(encoding="utf-8"), Loader=UniqueKeyLoader)
     return MedicalLexicon.model_validate(raw)

@@ -598,7 +598,7 @@ class Intents(Strict):
     spam: LangPatterns
 
 
-# --- Story details (graphs/common/story.py) ----------------------------------------------------
+# --- Story details (graphs/legal/details.py) ----------------------------------------------------
 
 
 class DetailKind(Strict):

@@ -12,7 +12,7 @@ import pytest
 
 from bot.config import Settings
 from bot.engine import Engine
-from graphs.common.rules_brain import RulesBrain
+from graphs.legal.rules_brain import RulesBrain
 from knowledge.kb import KnowledgeBase, open_index
 from knowledge.loader import Knowledge, default_knowledge
 

@@ -29,8 +29,8 @@ from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from typing import Any
 
-from graphs.common.slots import SlotExtractor
 from graphs.medical import memory, questions
+from graphs.medical.slots import SlotExtractor
 from tests.support import SHARED_DATA
 
 DATA = SHARED_DATA / "synthea_dev"

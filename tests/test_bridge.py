@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.common.bridge import bridge_query, english_terms
-from graphs.common.slots import SlotExtractor
+from graphs.medical.bridge import bridge_query, english_terms
+from graphs.medical.slots import SlotExtractor
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from graphs.common.classify import CONFIDENT, CaseClassifier, Classification
+from graphs.common.brain import CONFIDENT, Classification
 from graphs.common.text import detect_lang, is_meaningless, lemmas
+from graphs.legal.classify import CaseClassifier
 from knowledge.loader import KNOWLEDGE_DIR, load_file
 from knowledge.models import K1Criteria
 from tests.support import confusions

@@ -25,8 +25,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from graphs.common.classify import CaseClassifier, Classification
+from graphs.common.brain import Classification
 from graphs.common.text import detect_lang
+from graphs.legal.classify import CaseClassifier
 from knowledge.loader import KNOWLEDGE_DIR, load_file
 from knowledge.models import K1Criteria
 from tests.support import confusions

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from graphs.common import normalize
-from graphs.common.extract import FactExtractor
+from graphs.legal.extract import FactExtractor
 from knowledge.loader import Knowledge
 
 # A Tuesday, in Seoul.

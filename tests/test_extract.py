@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from graphs.common.extract import FactExtractor
+from graphs.legal.extract import FactExtractor
 from knowledge.loader import Knowledge
 from tests.test_graph import Driver
 

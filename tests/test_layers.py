@@ -56,3 +56,59 @@ def test_the_check_sees_an_upward_import(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from graphs.common.text import lemmas\n    import telegram\n")
     assert {"graphs", "telegram"} <= imported(source)
+
+
+# Inside graphs/: what each sub-package may import of the others. The two graphs never import
+# each other; safety and the shared code import neither graph.
+GRAPHS_ALLOWED = {
+    "common": {"common"},
+    "safety": {"common", "safety"},
+    "legal": {"common", "legal"},
+    "medical": {"common", "medical"},
+}
+
+
+def imported_modules(path: Path) -> list[tuple[str, list[str]]]:
+    """(module, names imported from it) for every import of a file, inside functions too."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, []) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.module, [alias.name for alias in node.names]))
+    return found
+
+
+def test_graph_sub_packages_import_only_what_they_may() -> None:
+    wrong = {}
+    for package, allowed in GRAPHS_ALLOWED.items():
+        for path in (ROOT / "graphs" / package).rglob("*.py"):
+            subs = {
+                module.split(".")[1]
+                for module, names in imported_modules(path)
+                if module.startswith("graphs.")
+            } | {
+                name
+                for module, names in imported_modules(path)
+                if module == "graphs"
+                for name in names
+            }
+            if subs - allowed:
+                wrong[str(path.relative_to(ROOT))] = sorted(subs - allowed)
+    assert wrong == {}
+    assert set(GRAPHS_ALLOWED) == {
+        p.name for p in (ROOT / "graphs").iterdir() if (p / "__init__.py").exists()
+    }
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """A leading underscore means "this module's own": other modules use the public names."""
+    wrong = []
+    for package in ALLOWED:
+        for path in (ROOT / package).rglob("*.py"):
+            for module, names in imported_modules(path):
+                if module.split(".")[0] in ALLOWED:
+                    wrong += [
+                        f"{path.relative_to(ROOT)}: {module}.{n}" for n in names if n[0] == "_"
+                    ]
+    assert wrong == []

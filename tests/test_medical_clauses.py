@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from graphs.common.slots import SlotExtractor
 from graphs.medical import questions
+from graphs.medical.slots import SlotExtractor
 
 
 @pytest.fixture(scope="module")

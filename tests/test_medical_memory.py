@@ -9,10 +9,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from graphs.common.slots import SlotExtractor
 from graphs.medical import evidence as ev
 from graphs.medical import memory, questions
-from graphs.medical.nodes import josa, route_after_quality
+from graphs.medical.nodes import route_after_quality
+from graphs.medical.render import josa
+from graphs.medical.slots import SlotExtractor
 
 T0 = datetime(2026, 11, 1, 9, tzinfo=UTC)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from graphs.common.slots import SlotExtraction, SlotExtractor
 from graphs.medical import corrections, memory, questions
+from graphs.medical.slots import SlotExtraction, SlotExtractor
 
 SET1 = Path(__file__).parent / "data" / "personas" / "medical_set1"
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from graphs.common.slots import SlotExtractor
 from graphs.medical import memory
+from graphs.medical.slots import SlotExtractor
 from tests.medical_synthea import (
     REFERENCE,
     SOCIAL_FINDINGS,
@@ -251,7 +251,7 @@ ONCE_MISREAD = [
         ["My blood pressure was 107 over 77. my weight is 87.1 kg"],
         ("vitals", "bp_dia"),
         "current",
-        id="bp-pair-before-a-full-stop",  # graphs/common/slots.py _PAIR: (?![\d.]) after it
+        id="bp-pair-before-a-full-stop",  # graphs/medical/slots.py _PAIR: (?![\d.]) after it
     ),
     pytest.param(
         ["피검사 결과: LDL 콜레스테롤은 81이래요"],

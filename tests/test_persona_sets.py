@@ -12,7 +12,7 @@ import yaml
 
 from bot import export
 from bot.engine import Engine, Inbound
-from graphs.common import names
+from graphs.legal import names
 from tests.support import NOW
 
 SETS = Path(__file__).parent / "data" / "personas"

@@ -58,7 +58,7 @@ from bot.engine import Engine, Inbound, Reply
 from bot.telegram_app import COMMANDS
 from db.engine import records_path
 from db.models import CaseFact, ChatSession
-from graphs.common.rules_brain import RulesBrain
+from graphs.legal.rules_brain import RulesBrain
 from knowledge.kb import KnowledgeBase
 from knowledge.loader import Knowledge
 from tests.support import NOW

@@ -1,4 +1,4 @@
-"""The safety pre-check (knowledge/safety.yaml + graphs/common/safety.py): what must fire,
+"""The safety pre-check (knowledge/safety.yaml + graphs/safety/rules.py): what must fire,
 the near-misses that must not, the order of urgency and the reply's numbers."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from graphs.common.safety import SafetyCheck, SafetyHit, normalise
+from graphs.safety.rules import SafetyCheck, SafetyHit, normalise
 from knowledge.loader import FILES, KNOWLEDGE_DIR, Knowledge, KnowledgeError, load_knowledge
 
 # Every rule: messages that must fire it, as people write them (Korean and English).

@@ -1,4 +1,4 @@
-"""Table-driven tests of the medical slot extractor (graphs/common/slots.py) and its lexicon.
+"""Table-driven tests of the medical slot extractor (graphs/medical/slots.py) and its lexicon.
 
 Each case states the exact items a message must give, as (slot, name, value, flags) where the
 flags are N(egated), F(amily), H(istory) and ? (unsure), and near-misses that must give none.
@@ -14,7 +14,7 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem
+from graphs.medical.slots import SlotExtraction, SlotExtractor, SlotItem
 from knowledge.medical_lexicon import (
     LEXICON_PATH,
     MedicalLexicon,

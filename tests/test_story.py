@@ -1,5 +1,5 @@
 """Details kept from every message, and a counterparty as a name plus a kind
-(knowledge/story.yaml, graphs/common/story.py)."""
+(knowledge/story.yaml, graphs/legal/details.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from graphs.common.story import Detail, detail_line, split_counterparty, story_details
+from graphs.legal.details import Detail, detail_line, split_counterparty, story_details
 
 DETAILS = [
     (

@@ -16,7 +16,6 @@ from langgraph.types import interrupt
 from graphs.common.context import Context
 from graphs.common.intents import answer_question, declines_types, read_intent
 from graphs.common.normalize import parse_yes_no
-from graphs.common.story import split_counterparty
 from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
@@ -26,6 +25,7 @@ from graphs.legal.changes import (
     sort_facts,
     taken_back_field,
 )
+from graphs.legal.details import split_counterparty
 from graphs.legal.fields import next_field, percent, progress
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphs.common.story import story_details
+from graphs.legal.details import story_details
 from knowledge.loader import Knowledge
 
 QUOTE_CHARS = 160  # of the person's words kept as a fact's source

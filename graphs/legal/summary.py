@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from graphs.common.story import Detail, detail_line
 from graphs.legal import deadlines as legal_deadlines
+from graphs.legal.details import Detail, detail_line
 from graphs.legal.fields import missing_fields, progress
 from graphs.legal.prompts import case_labels, format_value
 from knowledge.kb import KnowledgeBase

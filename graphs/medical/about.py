@@ -13,10 +13,10 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from graphs.common.slots import SlotExtractor
 from graphs.medical import clauses, memory
 from graphs.medical.evidence import tokenize
 from graphs.medical.questions import is_question
+from graphs.medical.slots import SlotExtractor
 from graphs.medical.state import MedicalState
 from knowledge.loader import Knowledge
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
-from graphs.common.slots import CLAUSE_BREAK, SENTENCE_BREAK
+from graphs.medical.slots import CLAUSE_BREAK, SENTENCE_BREAK
 from knowledge.korean import get_kiwi
 from knowledge.medical_lexicon import ClauseCues, load_medical_lexicon
 

@@ -13,8 +13,8 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from graphs.common.slots import SlotExtraction, SlotExtractor
 from graphs.medical import clauses
+from graphs.medical.slots import SlotExtraction, SlotExtractor
 
 # a blood pressure as written: "148/94", "148에 94", "148 over 94"
 _PAIR = re.compile(r"(?<![\d.])(\d{2,3})\s*(?:/|에|over)\s*(\d{2,3})(?!\d|\.\d)", re.I)

@@ -29,7 +29,7 @@ from datetime import datetime
 from difflib import SequenceMatcher
 from typing import Any
 
-from graphs.common.slots import SlotExtraction, SlotItem
+from graphs.medical.slots import SlotExtraction, SlotItem
 from knowledge.medical_lexicon import load_medical_lexicon
 
 SLOTS = ("demographics", "conditions", "symptoms", "medications", "vitals", "labs")

@@ -18,11 +18,9 @@ from typing import Any
 import numpy as np
 from langgraph.runtime import Runtime
 
-from graphs.common.bridge import bridge_query, english_terms
 from graphs.common.context import Context
 from graphs.common.intents import read_intent
 from graphs.common.normalize import parse_yes_no
-from graphs.common.slots import SlotExtraction, SlotItem
 from graphs.medical import (
     about,
     clauses,
@@ -32,12 +30,15 @@ from graphs.medical import (
     memory,
     questions,
     rejection,
+    render,
     steering,
 )
 from graphs.medical import evidence as ev
 from graphs.medical.about import extractor
+from graphs.medical.bridge import bridge_query, english_terms
 from graphs.medical.evidence import tokenize
 from graphs.medical.fit import asked_of, person_of
+from graphs.medical.slots import SlotExtraction, SlotItem
 from graphs.medical.state import MedicalState
 from knowledge.loader import Knowledge
 from knowledge.medical_bands import load_medical_bands, place
@@ -60,57 +61,6 @@ YES, NO = "m:yes", "m:no"
 
 def corpus() -> MedicalCorpus:
     return load_medical_corpus()
-
-
-def josa(word: str, pair: str) -> str:
-    """The Korean particle of `pair` ("을/를", "이/가", "은/는") that follows `word`."""
-    with_final, without = pair.split("/")
-    last = word.strip()[-1:] if word.strip() else ""
-    if "가" <= last <= "힣":
-        return with_final if (ord(last) - 0xAC00) % 28 else without
-    return f"({with_final}){without}" if with_final != "이" else "(이)가"
-
-
-def _label(item: dict[str, Any], lang: str) -> str:
-    return item["name_ko"] if lang == "ko" else item["name"]
-
-
-def _said_text(item: dict[str, Any], profile: dict[str, Any], lang: str) -> str:
-    """An item as the bot repeats it back: "혈압 150/95", "당뇨병", "age 80"."""
-    if item["slot"] in ("vitals", "labs"):
-        name = item["name_ko"] if lang == "ko" else EN_MEASURES.get(item["name"], item["name"])
-        if item["name"] == "bp_sys" and lang == "ko":
-            name = "혈압"
-        shown = f"{name} {memory.display_value(item, profile)}"
-        return _with_details(shown, _context_words(item, lang))
-    if item["slot"] == "demographics":
-        if item["name"] == "age":
-            return f"{item['value']}세" if lang == "ko" else f"age {item['value']}"
-        sex = {"male": ("남성", "male"), "female": ("여성", "female")}.get(str(item["value"]))
-        return (sex[0] if lang == "ko" else sex[1]) if sex else str(item["value"])
-    label = _with_details(_label(item, lang), item.get("details") or [])
-    if item["status"] == "denied":
-        return f"{label} 없음" if lang == "ko" else f"no {label}"
-    if item["status"] == "past":
-        return f"{label}(과거)" if lang == "ko" else f"{label} (past)"
-    if item["status"] == "family":
-        return f"{label}(가족력)" if lang == "ko" else f"{label} (family)"
-    return label
-
-
-def _with_details(shown: str, details: list[str]) -> str:
-    """An item with what was said beside it: "기침 (2주째)", "혈압 150/95 (집에서)"."""
-    return f"{shown} ({', '.join(details)})" if details else shown
-
-
-def _context_words(item: dict[str, Any], lang: str) -> list[str]:
-    """Where or when a reading was taken, in the reply's language ("집에서", "fasting")."""
-    contexts = {c.name: c for c in extractor().lexicon.cues.reading_contexts}
-    return [
-        (contexts[n].ko if lang == "ko" else contexts[n].en)
-        for n in item.get("context") or []
-        if n in contexts
-    ]
 
 
 def _extraction(data: dict[str, Any]) -> SlotExtraction:
@@ -248,8 +198,10 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
         # Two people in one profile would put one person's readings in the other's summary:
         # what is said of another person is answered, not stored.
         held = profile.get("subject", "self")
-        current = _relation_label(held, lang) if held != "self" else kn.message("med_self", lang)
-        other = _relation_label(said.subject, lang)
+        current = (
+            render.relation_label(held, lang) if held != "self" else kn.message("med_self", lang)
+        )
+        other = render.relation_label(said.subject, lang)
         note = kn.message("med_other_person", lang, current=current, other=other)
         if state.get("question"):  # an urgent message is not answered: no promise then
             note += " " + kn.message("med_still_answering", lang)
@@ -261,7 +213,7 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
         and said.items
         and questions.tells_of_speaker((state.get("message") or {}).get("text") or "")
     ):  # the carer's own ("내가 당뇨가 있어서"): not the cared-for person's
-        current = _relation_label(profile["subject"], lang)
+        current = render.relation_label(profile["subject"], lang)
         notes.append(kn.message("med_speaker_not_stored", lang, current=current))
         said = SlotExtraction((), profile["subject"], said.rejected, ())
     profile, changed = memory.remember(
@@ -276,14 +228,14 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
     ]
     sure = [i for i in shown if not i["unsure"]]
     if sure:
-        items = ", ".join(dict.fromkeys(_said_text(i, profile, lang) for i in sure))
+        items = ", ".join(dict.fromkeys(render.said_text(i, profile, lang) for i in sure))
         if said.subject != "self":
-            who = _relation_label(said.subject, lang)
+            who = render.relation_label(said.subject, lang)
             notes.append(kn.message("med_recorded_for", lang, who=who, items=items))
         else:
             notes.append(kn.message("med_recorded", lang, items=items))
     for key, _reason in said.rejected:
-        notes.append(kn.message("med_rejected", lang, what=_measure_label(key, lang)))
+        notes.append(kn.message("med_rejected", lang, what=render.measure_label(key, lang)))
     for name in said.unknown_medicines[:2]:
         notes.append(kn.message("med_unknown_medicine", lang, name=name))
     confirm = None
@@ -292,9 +244,9 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
     if unsure:
         item = unsure[0]
         what = (
-            _said_text(item, profile, lang).rsplit(" ", 1)[0]
+            render.said_text(item, profile, lang).rsplit(" ", 1)[0]
             if item["slot"] in ("vitals", "labs")
-            else _label(item, lang)
+            else render.label(item, lang)
         )
         value = memory.display_value(item, profile) if item["slot"] in ("vitals", "labs") else ""
         confirm = [
@@ -325,46 +277,6 @@ async def store_memory(state: MedicalState, runtime: Runtime[Context]) -> dict[s
     }
 
 
-def _relation_label(name: str, lang: str) -> str:
-    """ "아버지" / "father" for the relation a carer speaks for."""
-    for relation in extractor().lexicon.relations:
-        if relation.name == name:
-            return relation.ko if lang == "ko" else relation.name.replace("-", " ")
-    return name
-
-
-def _measure_label(key: str, lang: str) -> str:
-    """ "혈압" / "blood pressure" for a rejected reading's measure ("bp"); "나이" / "age"."""
-    if key == "age":
-        return "나이" if lang == "ko" else "Age"
-    if lang == "en":
-        return EN_MEASURES.get(key, key.replace("_", " "))
-    for measure in extractor().lexicon.measures:
-        if measure.key == key:
-            return measure.ko
-    return key
-
-
-# How an English reply names a measure (the lexicon's Korean names are used in Korean).
-EN_MEASURES = {
-    "bp": "blood pressure",
-    "bp_sys": "blood pressure",
-    "glucose": "blood sugar",
-    "hba1c": "HbA1c",
-    "temp": "temperature",
-    "hr": "pulse",
-    "weight_kg": "weight",
-    "height_cm": "height",
-    "spo2": "oxygen saturation",
-    "ldl": "LDL",
-    "hdl": "HDL",
-    "tg": "triglycerides",
-    "tsh": "TSH",
-    "egfr": "eGFR",
-    "creatinine": "creatinine",
-}
-
-
 async def reconfirm(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask once, briefly, whether a stale item still holds; the question waits for the answer."""
     ctx = runtime.context
@@ -372,9 +284,9 @@ async def reconfirm(state: MedicalState, runtime: Runtime[Context]) -> dict[str,
     profile = state["profile"]
     item = next(i for i in profile["items"] if i["key"] == state["reconfirm"])
     name = (
-        _label(item, lang)
+        render.label(item, lang)
         if item["slot"] not in ("vitals", "labs")
-        else _said_text(item, profile, lang).rsplit(" ", 1)[0]
+        else render.said_text(item, profile, lang).rsplit(" ", 1)[0]
     )
     text = kn.message(
         f"med_reconfirm_{item['slot']}",
@@ -608,7 +520,7 @@ async def assemble_context(state: MedicalState, runtime: Runtime[Context]) -> di
     ctx = runtime.context
     profile = state.get("profile") or memory.new_profile()
     lines = [
-        _said_text(i, profile, ctx.lang)
+        render.said_text(i, profile, ctx.lang)
         for i in memory.current_items(profile, ctx.now)
         if i["name"] not in memory.PAIRS.values()
     ]
@@ -830,7 +742,7 @@ def _bands(kn: Knowledge, state: MedicalState, lang: str) -> tuple[list[str], li
         if lang == "ko":
             what = "혈압" if item["name"] == "bp_sys" else item["name_ko"]
         else:
-            what = EN_MEASURES.get(item["name"], item["name"])
+            what = render.EN_MEASURES.get(item["name"], item["name"])
         source = f"{placed.measure.source.name} ({placed.measure.source.url})"
         lines.append(
             kn.message(
@@ -886,9 +798,11 @@ def _personal(
                     if item["slot"] == "medications"
                     else "med_personal_condition"
                 )
-                label = _label(item, lang)
+                label = render.label(item, lang)
                 if lang == "ko":  # "메트포르민을", "당뇨병이"
-                    label += josa(label, "을/를" if item["slot"] == "medications" else "이/가")
+                    label += render.josa(
+                        label, "을/를" if item["slot"] == "medications" else "이/가"
+                    )
                 lines.append(kn.message(key, lang, name=label, sentence=found[0]))
                 shown.add(found[0])
                 break
@@ -900,9 +814,9 @@ def _personal(
                 and focus
                 and not set(about.tags([item["name"]])) & set(concepts)
             ):
-                label = _label(item, lang)
+                label = render.label(item, lang)
                 if lang == "ko":
-                    label += josa(label, "이/가")
+                    label += render.josa(label, "이/가")
                 lines.append(
                     kn.message("med_personal_chosen", lang, name=label, title=passages[0].title)
                 )

@@ -12,8 +12,8 @@ import re
 from dataclasses import replace
 from functools import cache
 
-from graphs.common.slots import SlotExtraction, SlotExtractor, SlotItem, normalise
 from graphs.medical import clauses
+from graphs.medical.slots import SlotExtraction, SlotExtractor, SlotItem, normalise
 from knowledge.medical_bands import load_medical_bands
 from knowledge.medical_lexicon import load_medical_lexicon
 

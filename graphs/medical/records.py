@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from graphs.medical import memory
-from graphs.medical.nodes import _label, _relation_label, _said_text, _with_details
+from graphs.medical.render import label, relation_label, said_text, with_details
 from knowledge.loader import Knowledge
 from knowledge.medical_lexicon import load_medical_lexicon
 
@@ -41,7 +41,7 @@ def profile_text(kn: Knowledge, profile: dict[str, Any], lang: str, now: datetim
     lines = [kn.message("med_profile_header", lang)]
     if profile.get("subject", "self") != "self":
         lines.append(
-            kn.message("med_profile_for", lang, who=_relation_label(profile["subject"], lang))
+            kn.message("med_profile_for", lang, who=relation_label(profile["subject"], lang))
         )
     for slot, (title_ko, title_en) in SLOT_TITLES.items():
         rows = [i for i in items if i["slot"] == slot and i["name"] not in memory.PAIRS.values()]
@@ -60,17 +60,17 @@ def profile_text(kn: Knowledge, profile: dict[str, Any], lang: str, now: datetim
                 tags.append(kn.message("med_profile_unsure", lang))
             elif not memory.is_current(item, now):
                 tags.append(kn.message("med_profile_stale", lang))
-            label = item_label(item, profile, lang)
+            shown = item_label(item, profile, lang)
             tag = f" - {', '.join(tags)}" if tags else ""
-            lines.append(f"• {label} ({_day(item['last_said'])}){tag}")
+            lines.append(f"• {shown} ({_day(item['last_said'])}){tag}")
     return "\n".join(lines)
 
 
 def item_label(item: dict[str, Any], profile: dict[str, Any], lang: str) -> str:
     """An item's name as /profile shows it ("혈압 150/95", "메트포르민")."""
     if item["slot"] in ("vitals", "labs", "demographics"):
-        return _said_text(item, profile, lang)
-    return _with_details(_label(item, lang), item.get("details") or [])
+        return said_text(item, profile, lang)
+    return with_details(label(item, lang), item.get("details") or [])
 
 
 def removable(profile: dict[str, Any], lang: str) -> list[dict[str, str]]:
@@ -79,8 +79,8 @@ def removable(profile: dict[str, Any], lang: str) -> list[dict[str, str]]:
     for item in profile.get("items", []):
         if item["name"] in memory.PAIRS.values() and item["slot"] == "vitals":
             continue
-        label = item_label(item, profile, lang)
-        buttons.append({"label": f"✕ {label}"[:60], "data": f"m:del:{item['key']}"[:64]})
+        shown = item_label(item, profile, lang)
+        buttons.append({"label": f"✕ {shown}"[:60], "data": f"m:del:{item['key']}"[:64]})
     return buttons[:20]
 
 
@@ -112,7 +112,7 @@ def profile_lines(
             past = [i for i in group if i["status"] == "past"]
             if current:
                 said = ", ".join(
-                    _said_text(i, profile, lang)
+                    said_text(i, profile, lang)
                     + ("" if memory.is_current(i, now) else (" (오래됨)" if ko else " (old)"))
                     for i in current
                 )
@@ -120,7 +120,7 @@ def profile_lines(
             if past:
                 lines.append(
                     f"{title} ({'과거' if ko else 'past'}): "
-                    + ", ".join(_label(i, lang) for i in past)
+                    + ", ".join(label(i, lang) for i in past)
                 )
     return lines
 
@@ -147,7 +147,7 @@ def handover_text(
     lines += [kn.message("handover_what", lang, what=what, at=at) for what, at in happened]
     if profile.get("subject", "self") != "self":
         lines.append(
-            kn.message("med_profile_for", lang, who=_relation_label(profile["subject"], lang))
+            kn.message("med_profile_for", lang, who=relation_label(profile["subject"], lang))
         )
     lines += [f"• {line}" for line in profile_lines(profile, lang, now, allergies=True)]
     lines.append(kn.message("handover_also", lang))
@@ -173,7 +173,7 @@ def summary_text(
         lines.append(("⚠️ 위험 신호: " if ko else "⚠️ Red flags: ") + listed)
     if profile.get("subject", "self") != "self":
         lines.append(
-            kn.message("med_profile_for", lang, who=_relation_label(profile["subject"], lang))
+            kn.message("med_profile_for", lang, who=relation_label(profile["subject"], lang))
         )
     if asked:
         lines.append(
@@ -184,12 +184,12 @@ def summary_text(
     family = [i for i in profile.get("items", []) if i["status"] == "family"]
     if family:
         lines.append(
-            ("가족력: " if ko else "Family history: ") + ", ".join(_label(i, lang) for i in family)
+            ("가족력: " if ko else "Family history: ") + ", ".join(label(i, lang) for i in family)
         )
     denied = [i for i in profile.get("items", []) if i["status"] == "denied"]
     if denied:
         lines.append(
-            ("없다고 함: " if ko else "Said not: ") + ", ".join(_label(i, lang) for i in denied)
+            ("없다고 함: " if ko else "Said not: ") + ", ".join(label(i, lang) for i in denied)
         )
     if asked:
         lines.append("질문과 답변 출처:" if ko else "Questions and the sources of the answers:")

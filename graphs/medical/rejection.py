@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphs.common.slots import SlotExtraction, normalise
 from graphs.medical import about
+from graphs.medical.slots import SlotExtraction, normalise
 from knowledge.medical_answering import load_answering
 from knowledge.medical_corpus import load_medical_corpus
 

@@ -4,7 +4,7 @@ thermometer's reading with no word for temperature ("귀체온계로 재니까 3
 올라갔어요").
 
 Pure functions: each returns (start, end, value) spans of the text; the slot extractor
-(`graphs/common/slots.py`) turns them into items. Ages are in years (7 weeks = 0.13), so that
+(`graphs/medical/slots.py`) turns them into items. Ages are in years (7 weeks = 0.13), so that
 everything that compares ages (an older adult from 65, an infant under 0.25) reads one unit.
 """
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from graphs.common import slot_shapes
+from graphs.medical import slot_shapes
 from knowledge.medical_lexicon import (
     Condition,
     Measure,

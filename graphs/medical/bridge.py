@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from graphs.common.slots import SlotExtractor
+from graphs.medical.slots import SlotExtractor
 
 _HANGUL = re.compile(r"[가-힣]")
 BRIDGED_SLOTS = ("conditions", "symptoms", "medications")

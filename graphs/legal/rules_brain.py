@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graphs.common.brain import Extraction
-from graphs.common.classify import CaseClassifier, Classification
-from graphs.common.extract import FactExtractor
+from graphs.common.brain import Classification, Extraction
+from graphs.legal.classify import CaseClassifier
+from graphs.legal.extract import FactExtractor
 from knowledge.loader import Knowledge
 
 

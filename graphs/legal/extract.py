@@ -7,10 +7,10 @@ import re
 from datetime import datetime
 from typing import Any
 
-from graphs.common import names, normalize
+from graphs.common import normalize
 from graphs.common.brain import Extraction
-from graphs.common.names import SURNAME as _SURNAME
 from graphs.common.text import is_meaningless
+from graphs.legal import names
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
 
@@ -31,44 +31,6 @@ _PERSON_PARTICLE = re.compile(
 )
 CUE_WINDOW_AFTER = 8  # characters after it ("2억의 보증금", "작년 3월에 퇴사")
 
-# A person named right after a relation word: "친구 김철수한테", "사장 박민수가", "사장 최씨".
-_RELATIONS = (
-    "친구 지인 동창 동료 선배 후배 사장님 사장 대표님 대표 집주인 임대인 건물주 세입자 임차인 "
-    "남편 아내 전남편 전처 동생 형 언니 오빠 누나 삼촌 이모 고모 사촌 애인 약혼자 "
-    "남친 여친 남자친구 여자친구 전남친 전여친 상사 팀장 부장 과장 실장 점장 원장 판매자 구매자"
-).split()
-_RELATIONS += ["전 " + word for word in ("남편", "아내", "남친", "여친", "남자친구", "여자친구")]
-# Longest first, so that "남자친구" is not read as "친구" and "사장님" not as "사장".
-_RELATION = "|".join(sorted(_RELATIONS, key=len, reverse=True))
-_PARTICLE = "한테|에게|께|이랑|랑|하고|씨|님|이가|이는|이를|이한테|가|이|은|는|을|를|와|과|도|의|한"
-# What may follow a name: a particle, a copula ending ("이민호요", "김철수예요") or a break.
-_AFTER_NAME = rf"(?:{_PARTICLE}|요|예요|였|야|입니다|라|[\s,.!?~)]|$)"
-_NAMED_RELATION = re.compile(
-    rf"(?P<rel>{_RELATION})\s*(?!님)"
-    r"(?P<name>[가-힣]{1,2}\s?씨|(?:남궁|황보|제갈|선우|독고|사공|서문)[가-힣]{1,2}"
-    rf"|{_SURNAME}[가-힣]{{2}})"
-    rf"(?={_AFTER_NAME})"
-)
-# Words that look like a name after a relation word ("친구 전화를", "친구 오늘은", "친구 연락처").
-_NOT_A_NAME_END = frozenset("를을로에엔는와과랑요께의도만이가고며면데다")
-_NOT_A_NAME_START = frozenset(
-    "이름 이번 이제 이미 이사 이후 이전 이야 이혼 이체 이자 이거 이게 이건 이런 이렇 이분 이놈 "
-    "이었 이였 이라 이랑 이한 이니 이지 이죠 이고 이나 이면 이어 "
-    "정말 정도 정신 정확 전화 전부 전세 전체 전혀 전재 연락 연봉 문자 문제 오늘 오래 지금 지난 "
-    "지인 진짜 진심 한테 한번 한명 한분 한달 명의 남편 남자 남친 여자 여친 여러 차용 신고 고소 "
-    "소송 장난 조금 주소 주인 주말 방금 원래 현재 현금 서로 임대 손해 배신 민사 우리 하나 기억 "
-    "금액 마지 마음 성격 황당 선물 설명 안에 강제 최근 최대 최소 도움 위해 추가 함께 허락 노력 "
-    "공증 변호 송금 아저 아가".split()
-)
-_COMPANY_PARTICLE = (
-    r"(?:에서|에게|한테|이랑|랑|하고|으로|로|에|이|가|은|는|을|를|와|과|도|의)?(?:[\s,.!?]|$)"
-)
-_COMPANY = re.compile(
-    rf"(?P<name>(?:\(주\)\s*|주식회사\s*)(?!{_COMPANY_PARTICLE})[가-힣A-Za-z0-9]{{1,20}}?"
-    rf"(?={_COMPANY_PARTICLE})|"
-    r"[가-힣A-Za-z0-9]{1,20}(?:주식회사|\(주\)|(?<!직장)(?<!직속)상사|건설|산업|유통|식당|마트|카페|"
-    r"편의점))"
-)
 _NO_EVIDENCE = re.compile(r"(증거|자료|evidence)[^.!?\n]{0,12}(없|안 ?남|no\b|none)", re.I)
 # A mention followed closely by a negation does not count: "차용증은 없어요", "no contract".
 _NEGATION_AFTER = re.compile(r"^[^.!?,\n]{0,6}?(없|안 ?썼|안 ?했|못 ?받|않|싫)")
@@ -600,16 +562,16 @@ class FactExtractor:
         given = names.party_name(text)
         if given is not None:
             return given
-        for match in _NAMED_RELATION.finditer(text):
+        for match in names.NAMED_RELATION.finditer(text):
             name = match.group("name")
-            if name[:2] in _NOT_A_NAME_START or (
-                not name.endswith("씨") and name[-1] in _NOT_A_NAME_END
+            if name[:2] in names.NOT_A_NAME_START or (
+                not name.endswith("씨") and name[-1] in names.NOT_A_NAME_END
             ):
                 continue
             if not name.endswith("씨") and not names.plausible_name(name):
                 continue
             return f"{match.group('rel')} {name}"
-        match = _COMPANY.search(text)
+        match = names.COMPANY.search(text)
         if match and names.no_endings(names.bare(match.group("name").strip())):
             return match.group("name").strip()
         return None

@@ -11,16 +11,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from dataclasses import dataclass
 
+from graphs.common.brain import Candidate, Classification
 from graphs.common.text import is_meaningless, lemmas
 from knowledge.models import K1Criteria
 
-# Confidence at or above which the top candidate may be taken without asking the user.
-# With no rival, a keyword plus a phrase gives 0.67 and a lone phrase 0.57, but a lone keyword
-# only 0.40; two equal rivals give half the top score, never 0.5. On descriptions written after
-# the cues were fixed, 94% of the texts at or above 0.5 were right (about half of them got there).
-CONFIDENT = 0.5
 MAX_CANDIDATES = 3
 
 KEYWORD_WEIGHT = 1.0
@@ -42,33 +37,6 @@ _HANGUL_RUN = re.compile(r"[\uac00-\ud7a3]+")
 
 # Unicode Hangul syllable arithmetic: 19 initials x 21 medials x 28 finals from U+AC00.
 _HANGUL_BASE, _MEDIALS, _FINALS = 0xAC00, 21, 28
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One possible classification and its score (0..1; scores of candidates need not sum to 1)."""
-
-    case_type: str
-    sub_type: str
-    score: float
-
-
-@dataclass(frozen=True)
-class Classification:
-    """Up to three candidates, best first, and the confidence in the first."""
-
-    candidates: tuple[Candidate, ...]
-    confidence: float
-
-    @property
-    def confident(self) -> bool:
-        """True when the top candidate can be used without confirming it with the user."""
-        return self.confidence >= CONFIDENT
-
-    @property
-    def top(self) -> Candidate | None:
-        """The best candidate, or None when nothing matched."""
-        return self.candidates[0] if self.candidates else None
 
 
 EMPTY = Classification(candidates=(), confidence=0.0)

@@ -7,8 +7,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from graphs.common import names
-from graphs.common.extract import _COMPANY, _NAMED_RELATION, _NOT_A_NAME_START, _SURNAME
+from graphs.legal import names
 from knowledge.loader import Knowledge
 from knowledge.models import DetailKind, StoryLexicon
 
@@ -17,10 +16,10 @@ VALUE_CHARS = 40
 DESCRIPTION_CHARS = 30  # a counterparty without a name: the shortest faithful description
 _CLAUSE = re.compile(r"[,.;!?\n]|(?:고|는데|지만|면서|어서|아서)\s|\b(?:and|but)\b")
 _DIGITS = re.compile(r"\d[\d\- ]{5,}\d")  # phone and account numbers: never kept
-_CALLED = re.compile(rf"(?<![가-힣])(?P<name>{_SURNAME}[가-힣]{{1,2}})\s?(?:씨|님)")
+_CALLED = re.compile(rf"(?<![가-힣])(?P<name>{names.SURNAME}[가-힣]{{1,2}})\s?(?:씨|님)")
 # A bare full name in an answer about the other party: "같은 팀 박민수요", "김영수예요".
 _BARE_NAME = re.compile(
-    rf"(?<![가-힣])(?P<name>{_SURNAME}[가-힣]{{2}})(?=요|이요|이에요|예요|이고|이랑|씨|님|[\s,.!?]|$)"
+    rf"(?<![가-힣])(?P<name>{names.SURNAME}[가-힣]{{2}})(?=요|이요|이에요|예요|이고|이랑|씨|님|[\s,.!?]|$)"
 )
 _NOT_KNOWN = re.compile(r"모르|몰라|don't know|do not know|no idea|not sure who")
 _ENGLISH_NAME = re.compile(r"\b(?:mr|mrs|ms|miss|dr)\.?\s+(?P<name>[A-Z][a-z]+)", re.IGNORECASE)
@@ -147,7 +146,11 @@ def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None
         # "윗집 1303호 남자, 이름은 몰라요": the description is what there is
         described = _description(text, skip=_NOT_KNOWN)
         return described, kind or ("unknown" if described is None else None)
-    for pattern, group in ((_NAMED_RELATION, "name"), (_CALLED, "name"), (_ENGLISH_NAME, "name")):
+    for pattern, group in (
+        (names.NAMED_RELATION, "name"),
+        (_CALLED, "name"),
+        (_ENGLISH_NAME, "name"),
+    ):
         m = pattern.search(text)
         if m:
             name = re.sub(r"\s?(씨|님)$", "", m.group(group)).strip()
@@ -156,18 +159,18 @@ def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None
                 name
                 and not _is_kind_word(kn, name)
                 and (names.plausible_name(bare_name) or name.endswith("씨"))
-                and name[:2] not in _NOT_A_NAME_START
+                and name[:2] not in names.NOT_A_NAME_START
             ):
                 return (m.group(0).strip() if pattern is _ENGLISH_NAME else name), kind
     for m in _BARE_NAME.finditer(text):
         name = m.group("name")
         if (
-            name[:2] not in _NOT_A_NAME_START
+            name[:2] not in names.NOT_A_NAME_START
             and not _is_kind_word(kn, name)
             and names.plausible_name(name)
         ):
             return name, kind
-    m = _HANDLE.search(text) or _COMPANY.search(text)
+    m = _HANDLE.search(text) or names.COMPANY.search(text)
     if m:
         found = m.group("name") if "name" in m.groupdict() else m.group(0)
         if found.startswith("@") or names.no_endings(names.bare(found)):
