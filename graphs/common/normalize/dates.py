@@ -1,0 +1,438 @@
+"""Dates in Korean and English: written ('2024년 6월 1일', '6/1', 'June 1st'), relative ('어제',
+'지난달', 'last year', '3일 전', 'two weeks ago') and weekdays ('지난주 금요일', 'last Saturday'),
+as 'yyyy-mm-dd', 'yyyy-mm' or 'yyyy' relative to the message time.
+
+A date without a year is placed in the past by default, because the facts an intake asks for
+mostly lie behind the person; fields that may lie ahead say so with `allow_future`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from graphs.common.normalize.numbers import (
+    EN_COUNT,
+    NATIVE_ATTR,
+    SINO_RUN,
+    Match,
+    any_number,
+    single,
+)
+
+_NOT_A_DATE = ""  # a rule's verdict for a match that is no date at all (it claims no span)
+_MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sept": 9, "sep": 9,
+    "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+_MONTH_RE = rf"(?P<mon>{'|'.join(sorted(_MONTHS, key=len, reverse=True))})(?![a-z])\.?"
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_KO_DAYS_AGO = {"하루": 1, "이틀": 2, "사흘": 3, "나흘": 4, "닷새": 5, "엿새": 6, "이레": 7}
+_KO_DAYS_AGO |= {"열흘": 10, "보름": 15, "일주일": 7}
+_TWO_DIGIT_YEAR_LEAD = 10  # '35.1.1' is 2035 only while that is at most this many years ahead
+
+
+def _shift_month(year: int, month: int, delta: int) -> tuple[int, int]:
+    """The (year, month) `delta` months away."""
+    index = year * 12 + month - 1 + delta
+    return index // 12, index % 12 + 1
+
+
+def _iso(year: int | None, month: int | None = None, day: int | None = None) -> str | None:
+    """'yyyy-mm-dd', 'yyyy-mm' or 'yyyy', or None for an impossible date."""
+    if year is None or not 1900 <= year <= 2100:
+        return None
+    if day is not None and month is not None:
+        try:
+            return date(year, month, day).isoformat()
+        except ValueError:
+            return None
+    if month is not None:
+        return f"{year:04d}-{month:02d}" if 1 <= month <= 12 else None
+    return f"{year:04d}"
+
+
+def _year(text: str, now: datetime) -> int:
+    """A written year; a two-digit year is 20yy unless that is too far ahead, then 19yy."""
+    year = int(text)
+    if len(text) == 2:
+        year += 2000 if 2000 + year <= now.year + _TWO_DIGIT_YEAR_LEAD else 1900
+    return year
+
+
+def _opt_int(text: str | None) -> int | None:
+    """An optional captured number."""
+    return int(text) if text else None
+
+
+def _ymd(m: re.Match[str], now: datetime) -> str | None:
+    """'2024년 6월 1일', '24년 6월', '2024년' (a bare two-digit '10년' is a duration)."""
+    if len(m["y"]) == 2 and not m["m"]:
+        return _NOT_A_DATE
+    return _iso(_year(m["y"], now), _opt_int(m["m"]), _opt_int(m["d"]))
+
+
+@dataclass(frozen=True)
+class _NoYear:
+    """A month, or a month and day, written without a year: `find_dates` chooses the year."""
+
+    month: int
+    day: int | None = None
+
+
+_LEAP_CYCLE = 8  # years back within which a 29 February always recurs (1900 and 2100 skip one)
+
+
+def _resolve_no_year(value: _NoYear, now: datetime, *, allow_future: bool) -> str | None:
+    """The year of a date written without one.
+
+    By default the most recent such day (or month) on or before `now`'s day (month): facts
+    are mostly past events, so '6/1' said in March is last June. With `allow_future` (a lease
+    end date, a repayment date) it is `now`'s year, ahead or not.
+    """
+    if allow_future:
+        return _iso(now.year, value.month, value.day)
+    if value.day is None:
+        return _iso(now.year if value.month <= now.month else now.year - 1, value.month)
+    today = now.date().isoformat()
+    for year in range(now.year, now.year - _LEAP_CYCLE - 1, -1):
+        iso = _iso(year, value.month, value.day)
+        if iso is not None and iso <= today:
+            return iso
+    return None
+
+
+def _month_day(m: re.Match[str], now: datetime) -> _NoYear:
+    """'6월 1일', '3월', '6/1', '6.1', '6. 1.': a month (and day) without a year."""
+    return _NoYear(int(m["m"]), _opt_int(m["d"]))
+
+
+def _numeric_full(m: re.Match[str], now: datetime) -> str | None:
+    """'2024.6.1', '2024. 6. 1.', '2024-06-01', '24.6.1'."""
+    return _iso(_year(m["y"], now), int(m["m"]), int(m["d"]))
+
+
+def _numeric_month(m: re.Match[str], now: datetime) -> str | None:
+    """'2024.6', '2024-06'."""
+    return _iso(int(m["y"]), int(m["m"]))
+
+
+def _us_numeric(m: re.Match[str], now: datetime) -> str | None:
+    """'06/01/2024' (month first)."""
+    return _iso(int(m["y"]), int(m["m"]), int(m["d"]))
+
+
+def _days_from(now: datetime, days: int) -> str:
+    """The ISO date `days` days from `now`'s date."""
+    return (now.date() + timedelta(days=days)).isoformat()
+
+
+def _relative_day(m: re.Match[str], now: datetime) -> str | None:
+    """어제, 그저께, 오늘, 내일, 지난주, yesterday, last week ..."""
+    word = re.sub(r"\s+", " ", m["word"].lower())
+    offsets = {"그저께": -2, "그제": -2, "어제": -1, "어저께": -1, "오늘": 0, "내일": 1, "모레": 2}
+    offsets |= {"day before yesterday": -2, "yesterday": -1, "today": 0, "tomorrow": 1}
+    if word in offsets:
+        return _days_from(now, offsets[word])
+    # 지난주 / last week: the same weekday a week ago; 지지난주 two weeks ago.
+    return _days_from(now, -14 if word.startswith("지지난") else -7)
+
+
+def _relative_month(m: re.Match[str], now: datetime) -> str | None:
+    """지난달, 이번 달, 다음 달 (optionally with a day), last/this/next month."""
+    word = (m["word"] or m["en"]).lower()
+    delta = -1 if word[:2] in ("지난", "저번", "la") else 1 if word[:2] in ("다음", "ne") else 0
+    if word.startswith("지지난"):
+        delta = -2
+    year, month = _shift_month(now.year, now.month, delta)
+    return _iso(year, month, _opt_int(m["d"]))
+
+
+def _relative_year(m: re.Match[str], now: datetime) -> str | None:
+    """작년, 재작년, 올해, 내년 (optionally with month and day), last/this/next year."""
+    word = re.sub(r"\s+", "", (m["word"] or m["en"]).lower())
+    offsets = {"재작년": -2, "지지난해": -2, "작년": -1, "지난해": -1, "올해": 0, "금년": 0}
+    offsets |= {"내년": 1, "lastyear": -1, "thisyear": 0, "nextyear": 1}
+    return _iso(now.year + offsets[word], _opt_int(m["m"]), _opt_int(m["d"]))
+
+
+def _ago(m: re.Match[str], now: datetime) -> str | None:
+    """'3일 전', '두 달 전', '2년 전', 'a month ago': days/weeks give a date, months yyyy-mm, years yyyy."""
+    amount = any_number(m["n"])
+    if amount is None or amount != int(amount):
+        return _NOT_A_DATE
+    count, unit = int(amount), m["u"].strip().lower()
+    if unit in ("일", "day"):
+        return _days_from(now, -count)
+    if unit in ("주", "주일", "week"):
+        return _days_from(now, -7 * count)
+    if unit in ("개월", "달", "month"):
+        return _iso(*_shift_month(now.year, now.month, -count))
+    return _iso(now.year - count)
+
+
+def _ko_days_ago(m: re.Match[str], now: datetime) -> str | None:
+    """'이틀 전', '보름 전', '일주일 전'; '반년 전' gives the month six months back."""
+    if m["word"] == "반년":
+        return _iso(*_shift_month(now.year, now.month, -6))
+    return _days_from(now, -_KO_DAYS_AGO[m["word"]])
+
+
+def _english_mdy(m: re.Match[str], now: datetime) -> str | _NoYear | None:
+    """'June 1, 2024', '1 June 2024', '1st of June', 'June 1' (no year)."""
+    month, day = _MONTHS[m["mon"].lower()], int(m["d"])
+    return _iso(int(m["y"]), month, day) if m["y"] else _NoYear(month, day)
+
+
+def _english_my(m: re.Match[str], now: datetime) -> str | None:
+    """'March 2024'."""
+    return _iso(int(m["y"]), _MONTHS[m["mon"].lower()])
+
+
+def _english_month(m: re.Match[str], now: datetime) -> _NoYear:
+    """'in June', 'since March', 'early May': a month without a year."""
+    return _NoYear(_MONTHS[m["mon"].lower()])
+
+
+@dataclass(frozen=True)
+class _Weekday:
+    """A weekday: in a named week (`week` weeks from this Monday-Sunday week), or the nearest
+    one (`before_today`: strictly before today, as in "지난 금요일" / "last Friday"; otherwise on
+    or before today, or on or after it for a field that may lie ahead)."""
+
+    weekday: int  # Monday 0 ... Sunday 6
+    week: int | None = None
+    before_today: bool = False
+    ahead: bool = False
+
+
+_KO_WEEKDAYS = "월화수목금토일"
+_EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WEEK_OFFSETS = {"지지난": -2, "지난": -1, "저번": -1, "이번": 0, "요번": 0, "다음": 1}
+
+
+def _weekday_ko(m: re.Match[str], now: datetime) -> _Weekday:
+    """'지난주 금요일' (Friday of last week), '이번 주 월요일', '지난 금요일', '금요일'."""
+    weekday = _KO_WEEKDAYS.index(m["wd"])
+    rel = m["rel"]
+    if rel and m["wk"]:
+        return _Weekday(weekday, week=_WEEK_OFFSETS[rel])
+    if rel:
+        return _Weekday(
+            weekday, before_today=rel in ("지난", "저번", "지지난"), ahead=rel == "다음"
+        )
+    return _Weekday(weekday)
+
+
+def _weekday_en(m: re.Match[str], now: datetime) -> _Weekday:
+    """'last Saturday' (the latest before today), 'this Monday' (of this week), 'on Friday'."""
+    weekday = _EN_WEEKDAYS.index(m["wd"].lower())
+    rel = (m["rel"] or "").lower()
+    if rel == "this":
+        return _Weekday(weekday, week=0)
+    if rel in ("last", "past"):
+        return _Weekday(weekday, before_today=True)
+    return _Weekday(weekday, ahead=rel == "next")
+
+
+def _resolve_weekday(value: _Weekday, now: datetime, *, allow_future: bool) -> str:
+    """The date of a weekday phrase relative to `now`."""
+    today = now.date()
+    if value.week is not None:
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=value.week)
+        return (monday + timedelta(days=value.weekday)).isoformat()
+    if value.ahead or (allow_future and not value.before_today):
+        days = (value.weekday - today.weekday()) % 7 or (7 if value.ahead else 0)
+        return (today + timedelta(days=days)).isoformat()
+    days = (today.weekday() - value.weekday) % 7
+    if days == 0 and value.before_today:
+        days = 7
+    return (today - timedelta(days=days)).isoformat()
+
+
+def _english_month_rel_year(m: re.Match[str], now: datetime) -> str | None:
+    """'in May this year', 'May last year', 'March of next year'."""
+    offset = {"last": -1, "this": 0, "next": 1}[m["rel"].lower()]
+    return _iso(now.year + offset, _MONTHS[m["mon"].lower()])
+
+
+_DAY_KO = r"(?:\s?(?P<d>\d{1,2})\s?일)?"
+_MONTH_DAY_KO = rf"(?:\s?(?P<m>\d{{1,2}})\s?월{_DAY_KO})?"
+_FULL_MONTHS = "|".join(list(_MONTHS)[:12])  # 'in may', not 'in mar'
+# A decimal number is no month.day: '1.5억', '2.5년', '4.5점', '1.5 million', 'v1.2'.
+_NOT_A_DECIMAL = (
+    r"(?![\d,A-Za-z])(?!\s?(?:[억만천백십원배%일년개월달주시분초명개점평살세층호번회차등위대도부푼할리]|"
+    r"퍼센트|프로|리터|킬로|키로|미터|인치))"
+    r"(?!\s(?i:million|thousand|billion|mil|mn|bn|percent|times|points?|years?|months?|weeks?|"
+    r"days?|hours?|km|kg)\b)"
+)
+_DateRule = tuple[
+    re.Pattern[str], Callable[[re.Match[str], datetime], str | _NoYear | _Weekday | None]
+]
+_EN_MONTH_LEAD = (
+    r"(?:(?:in|since|during|around|from|until|till|early|mid|late|"
+    r"(?:the\s+)?(?:end|beginning|start|middle)\s+of)[\s-]+)?"
+)
+_DATE_RULES: list[_DateRule] = [
+    (re.compile(rf"(?<![\d.])(?P<y>\d{{4}}|\d{{2}})\s?년도?{_MONTH_DAY_KO}"), _ymd),
+    (re.compile(rf"(?<![\d.])(?P<m>\d{{1,2}})\s?월{_DAY_KO}"), _month_day),
+    (
+        re.compile(
+            r"(?<![\d.])(?P<y>\d{4}|\d{2})\s?(?P<sep>[.\-/])\s?(?P<m>\d{1,2})\s?(?P=sep)\s?"
+            r"(?P<d>\d{1,2})(?!\d)\.?"
+        ),
+        _numeric_full,
+    ),
+    (re.compile(r"(?<![\d.])(?P<y>\d{4})\s?[.\-/]\s?(?P<m>\d{1,2})(?![\d,])"), _numeric_month),
+    (re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?!\d)"), _us_numeric),
+    (re.compile(r"(?<![\d/.])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])"), _month_day),
+    # '6.1', '6.1.' and '6. 1.' (a space only with the closing dot), but no decimal number.
+    (
+        re.compile(
+            r"(?<![\w.,])(?P<m>1[0-2]|0?[1-9])\.(?P<d>3[01]|[12]\d|0?[1-9])(?:\.(?!\d))?"
+            + _NOT_A_DECIMAL
+        ),
+        _month_day,
+    ),
+    (
+        re.compile(r"(?<![\w.,])(?P<m>1[0-2]|0?[1-9])\.\s(?P<d>3[01]|[12]\d|0?[1-9])\.(?!\d)"),
+        _month_day,
+    ),
+    (
+        re.compile(
+            r"(?<![가-힣])(?P<word>그저께|그제(?!서야|야)|어저께|어제|오늘(?!날)|내일(?!모레)|모레|"
+            r"(?:지지난|지난|저번)\s?주(?!인|말|일|\s?[월화수목금토일]요일)|"
+            r"(?i:(?:the\s+)?day\s+before\s+yesterday|yesterday|today|tomorrow|last\s+week)\b)"
+        ),
+        _relative_day,
+    ),
+    (
+        re.compile(
+            rf"(?<![가-힣])(?P<word>(?:지지난|지난|저번|이번|다음)\s?달){_DAY_KO}"
+            r"|\b(?P<en>(?i:(?:last|this|next)\s+month))\b"
+        ),
+        _relative_month,
+    ),
+    (
+        re.compile(
+            rf"(?<![가-힣])(?P<word>재작년|지지난\s?해|작년|지난\s?해|올해|금년|내년){_MONTH_DAY_KO}"
+            r"|\b(?P<en>(?i:(?:last|this|next)\s+year))\b"
+        ),
+        _relative_year,
+    ),
+    (
+        re.compile(
+            r"(?<![가-힣])(?:(?P<rel>지지난|지난|저번|이번|요번|다음)\s?(?P<wk>주)?\s?)?"
+            r"(?P<wd>[월화수목금토일])요일"
+        ),
+        _weekday_ko,
+    ),
+    (
+        re.compile(
+            r"(?i)\b(?:(?P<rel>last|this|next|past)\s+|on\s+)?"
+            rf"(?P<wd>{'|'.join(_EN_WEEKDAYS)})\b"
+        ),
+        _weekday_en,
+    ),
+    (
+        re.compile(
+            rf"(?i)\b{_EN_MONTH_LEAD}(?P<mon>{_FULL_MONTHS})\s+(?:of\s+)?"
+            r"(?P<rel>last|this|next)\s+year\b"
+        ),
+        _english_month_rel_year,
+    ),
+    (re.compile(r"(?<![\d.])(?P<n>\d+)\s?(?P<u>일|주일|주|개월|달|년)\s?(?:전|前)"), _ago),
+    # Sino-Korean counts take 년/개월/주일, or 일 written solid ('삼일 전'; '이 일' is 'this work').
+    (re.compile(rf"(?<![가-힣])(?P<n>{SINO_RUN})(?P<u>\s?(?:주일|개월|년)|일)\s?전"), _ago),
+    (re.compile(rf"(?<![가-힣])(?P<n>{NATIVE_ATTR})\s?(?P<u>달|해)\s?전"), _ago),
+    (
+        re.compile(
+            r"(?<![가-힣])(?P<word>하루|이틀|사흘|나흘|닷새|엿새|이레|열흘|보름|일주일|반년)\s?전"
+        ),
+        _ko_days_ago,
+    ),
+    (
+        re.compile(rf"(?i)\b(?P<n>{EN_COUNT})\s+(?P<u>day|week|month|year)s?\s+ago\b"),
+        _ago,
+    ),
+    (
+        re.compile(
+            rf"(?i)\b{_MONTH_RE}\s+(?P<d>\d{{1,2}}){_ORDINAL}(?![\d:])(?:,?\s+(?P<y>\d{{4}})\b)?"
+        ),
+        _english_mdy,
+    ),
+    (
+        re.compile(
+            rf"(?i)\b(?P<d>\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?{_MONTH_RE}(?:,?\s+(?P<y>\d{{4}})\b)?"
+        ),
+        _english_mdy,
+    ),
+    (re.compile(rf"(?i)\b{_MONTH_RE},?\s+(?P<y>\d{{4}})\b"), _english_my),
+    (
+        re.compile(
+            r"(?i)\b(?:in|since|during|around|from|until|till|early|mid|late|"
+            r"(?:the\s+)?(?:end|beginning|start|middle)\s+of)[\s-]+"
+            rf"(?P<mon>{_FULL_MONTHS})\b(?![\s,]*\d)"
+        ),
+        _english_month,
+    ),
+]
+
+
+def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[Match]:
+    """Every date in free text relative to `now`, as 'yyyy-mm-dd', 'yyyy-mm' or 'yyyy', in order.
+
+    A date without a year ('6/1', '6월', 'in June') is the most recent one on or before `now`;
+    with `allow_future` (for facts that may lie ahead) it is in `now`'s year. A written year is
+    kept as it is, in the future or not.
+    """
+    candidates: list[tuple[int, int, str | None]] = []
+    for pattern, rule in _DATE_RULES:
+        for m in pattern.finditer(text):
+            value = rule(m, now)
+            if isinstance(value, _NoYear):
+                value = _resolve_no_year(value, now, allow_future=allow_future)
+            elif isinstance(value, _Weekday):
+                value = _resolve_weekday(value, now, allow_future=allow_future)
+            if value != _NOT_A_DATE:
+                candidates.append((m.start(), m.end(), value))
+    # Earliest, then longest, claims its span; an impossible date (2024.2.30) claims it and is dropped.
+    candidates.sort(key=lambda c: (c[0], c[0] - c[1]))
+    found: list[Match] = []
+    claimed_until = -1
+    for start, end, value in candidates:
+        if start < claimed_until:
+            continue
+        claimed_until = end
+        if value is not None:
+            found.append(Match(value, start, end))
+    return found
+
+
+def parse_date(text: str, *, now: datetime, allow_future: bool = False) -> str | None:
+    """The single date in an answer ('yyyy-mm-dd', 'yyyy-mm' or 'yyyy'), None when none or several.
+
+    `allow_future` places a date without a year as `find_dates` does.
+    """
+    value = single(find_dates(text, now=now, allow_future=allow_future))
+    return value if isinstance(value, str) else None
+
+
+_ISO_VALUE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+def is_future(value: str, *, now: datetime) -> bool:
+    """Whether a 'yyyy-mm-dd', 'yyyy-mm' or 'yyyy' value starts after `now`'s day, month or year."""
+    m = _ISO_VALUE.fullmatch(value)
+    if m is None:
+        raise ValueError(f"not a normalised date: {value!r}")
+    year, month, day = int(m[1]), _opt_int(m[2]), _opt_int(m[3])
+    if day is not None and month is not None:
+        return date(year, month, day) > now.date()
+    if month is not None:
+        return (year, month) > (now.year, now.month)
+    return year > now.year
