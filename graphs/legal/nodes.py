@@ -7,7 +7,9 @@ engine after the graph returns.
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from enum import StrEnum
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -314,232 +316,331 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
     return {**received(reply), "asking": key, "outbox": []}
 
 
+class Miss(StrEnum):
+    """Why an answer gave the asked field no value, beside the extractor's reason codes (which
+    name the K0 message that asks again: "amount_unparsed", "date_future", ...)."""
+
+    ELSEWHERE = "elsewhere"  # it told another field's fact instead: a miss, no "invalid" reply
+    STALE = "stale"  # a button of an earlier question
+    PICK = "pick"  # one option of a multi-choice field: more may follow
+    DONE = "done"  # "done" pressed on a multi-choice field
+
+
+@dataclasses.dataclass
+class _Answer:
+    """One answer being settled: the state it changes, and what was read of it."""
+
+    facts: dict[str, Any]
+    unknown: list[str]
+    corrections: list[dict[str, Any]]
+    provenance: dict[str, Any]
+    outbox: list[Message]
+    asides: list[dict[str, Any]]
+    at: str
+    update: dict[str, Any] = dataclasses.field(
+        default_factory=lambda: {"answer": None, "invalid": None}
+    )
+    confirming: bool = False  # a change shown to confirm was passed over by this message
+    value: Any = None  # the asked field's value
+    reason: str | None = None  # why there is none (a Miss or the extractor's code)
+    said_unknown: bool = False
+    aside: bool = False  # it answered something else: the question comes again, no miss
+    restated_note: Message | None = None  # "already written down", when only that was said
+    text: str = ""
+    quote: str = ""
+    approx: set[str] = dataclasses.field(default_factory=set)
+
+    @classmethod
+    def of(cls, state: LegalState, ctx: Context) -> _Answer:
+        return cls(
+            facts=dict(state.get("facts", {})),
+            unknown=list(state.get("unknown", [])),
+            corrections=list(state.get("corrections", [])),
+            provenance=dict(state.get("provenance", {})),
+            outbox=list(state.get("outbox", [])),
+            asides=list(state.get("asides", [])),
+            at=ctx.now.isoformat(),
+        )
+
+    def settled(self, **extra: Any) -> dict[str, Any]:
+        """The updates of an answer settled early (a confirmation, a stale button)."""
+        return {**self.update, **extra}
+
+
 async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Normalise the answer, store every fact it gives, and decide whether to re-ask."""
+    """Settle a confirmation that was waiting, else read the answer, then apply it: store every
+    fact it gives and decide whether the question comes again."""
     ctx = runtime.context
-    kn, lang = ctx.knowledge, ctx.lang
-    sub_type, key, answer = state["sub_type"], state["asking"], state.get("answer") or {}
-    facts, unknown = dict(state.get("facts", {})), list(state.get("unknown", []))
-    corrections, outbox = list(state.get("corrections", [])), list(state.get("outbox", []))
-    provenance, at = dict(state.get("provenance", {})), ctx.now.isoformat()
-    update: dict[str, Any] = {"answer": None, "invalid": None}
+    kn, lang, answer = ctx.knowledge, ctx.lang, state.get("answer") or {}
+    work = _Answer.of(state, ctx)
     if answer.get("kind") == "file":
-        return {**update, **_record_file(state, answer["file"], key, facts, outbox, ctx)}
-    asides = list(state.get("asides", []))
-    proposed, confirming = state.get("proposed") or [], False
+        files = _record_file(state, answer["file"], state["asking"], work.facts, work.outbox, ctx)
+        return work.settled(**files)
+    settled = _confirmed(state, answer, work, ctx)
+    if settled is not None:
+        return settled
+    if _declines_again(kn, state["sub_type"], answer):  # "목록에 없다니까요" once free-form
+        return work.settled(outbox=[*work.outbox, prompts.say(kn, lang, "free_form_noted")])
+    if answer.get("kind") == "choice":
+        settled = _read_choice(state, answer, work, ctx)
+        if settled is not None:
+            return settled
+    else:
+        await _read_text(state, answer.get("text", ""), work, ctx)
+    return _apply(state, answer, work, ctx)
+
+
+def _confirmed(
+    state: LegalState, answer: dict[str, Any], work: _Answer, ctx: Context
+) -> dict[str, Any] | None:
+    """The updates when the answer settles what waited for a yes or no (changes shown old → new,
+    or a value read unsure); None when it said something else, which is then read afresh."""
+    kn, lang, key = ctx.knowledge, ctx.lang, state["asking"]
+    proposed = state.get("proposed") or []
     if proposed:
-        update["proposed"] = []
+        work.update["proposed"] = []
         verdict = _verdict(kn, answer, "changes", lang, strict=True)
         if verdict is not None:
             if verdict:
                 for made in proposed:
-                    merge_facts(facts, {made["field"]: made["new"]}, corrections)
-                provenance = told_story.noted(
-                    provenance,
+                    merge_facts(work.facts, {made["field"]: made["new"]}, work.corrections)
+                work.provenance = told_story.noted(
+                    work.provenance,
                     [c["field"] for c in proposed],
                     quote=proposed[0].get("quote", ""),
-                    at=at,
+                    at=work.at,
                     confirmed=True,
                 )
-                outbox.append(prompts.say(kn, lang, "changes_applied"))
+                work.outbox.append(prompts.say(kn, lang, "changes_applied"))
             else:
-                asides += [_as_aside(c, at) for c in proposed]
-                outbox.append(prompts.say(kn, lang, "changes_kept"))
-            return {
-                **update,
-                "facts": facts,
-                "corrections": corrections,
-                "provenance": provenance,
-                "asides": asides,
-                "outbox": outbox,
-            }
+                work.asides += [_as_aside(c, work.at) for c in proposed]
+                work.outbox.append(prompts.say(kn, lang, "changes_kept"))
+            return work.settled(
+                facts=work.facts,
+                corrections=work.corrections,
+                provenance=work.provenance,
+                asides=work.asides,
+                outbox=work.outbox,
+            )
         # Something else was said: the change is not made (kept for the lawyer), and the
         # message is read for what it tells, not as an answer to a question it never saw.
-        asides += [_as_aside(c, at) for c in proposed]
-        update["asides"] = asides
-        confirming = True
+        work.asides += [_as_aside(c, work.at) for c in proposed]
+        work.update["asides"] = work.asides
+        work.confirming = True
     pending = state.get("pending")
-    if pending is not None:
-        verdict = _verdict(kn, answer, key, lang)
-        if verdict is not None:  # the person confirmed (or not) what was read
-            update["pending"] = None
-            if verdict:
-                merge_facts(facts, {key: pending["value"]}, corrections)
-                provenance = told_story.noted(
-                    provenance, [key], quote=pending["quote"], at=at, confirmed=True
-                )
-            else:
-                outbox.append(prompts.say(kn, lang, "confirm_denied"))
-            return {
-                **update,
-                "facts": facts,
-                "corrections": corrections,
-                "provenance": provenance,
-                "outbox": outbox,
-            }
-        update["pending"] = None  # something else was said: read it as a fresh answer
-    if _declines_again(kn, sub_type, answer):  # "목록에 없다니까요" once the intake is free-form
-        return {**update, "outbox": [*outbox, prompts.say(kn, lang, "free_form_noted")]}
-    value, reason, said_unknown, restated_note, aside = None, None, False, None, False
-    picked, text, quote, approx = list(state.get("picked", [])), "", "", set()
-    if answer.get("kind") == "choice":
-        data = answer.get("data", "")
-        value, reason, said_unknown, picking = _pressed(kn, sub_type, key, data, picked)
-        if reason == "stale":
-            return {**update, "outbox": [*outbox, prompts.say(kn, lang, "stale_button")]}
-        if picking is not None:  # an option of a multi-choice field: ask for more or "done"
-            return {**update, "picked": picking}
-        quote = _pressed_label(kn, sub_type, key, data, lang)
+    if pending is None:
+        return None
+    work.update["pending"] = None
+    verdict = _verdict(kn, answer, key, lang)
+    if verdict is None:
+        return None  # something else was said: read it as a fresh answer
+    if verdict:  # the person confirmed what was read
+        merge_facts(work.facts, {key: pending["value"]}, work.corrections)
+        work.provenance = told_story.noted(
+            work.provenance, [key], quote=pending["quote"], at=work.at, confirmed=True
+        )
     else:
-        text = answer.get("text", "")
-        quote = text
-        ex = await ctx.brain.extract_facts(text, sub_type=sub_type, asked=key, now=ctx.now)
-        other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
-        other = split_party(kn, other, text, facts)
-        # A recorded fact changes only through a confirmed correction of that field; another
-        # value said of it (a date of another event, an offer beside the loss) is kept aside.
-        kinds = {k: kn.k2.field(sub_type, k).kind for k in {*other, *facts} if k in kn.k2.fields}
-        read = sort_facts(facts, other, ex, kinds, asked=key, text=text)
-        merge_facts(facts, read.new, corrections)
-        restated = read.same
-        named = {c["field"] for c in read.proposed}
-        proposed_now = [
-            *read.proposed,
-            *(c for c in bare_amount_corrections(facts, kinds, text) if c["field"] not in named),
+        work.outbox.append(prompts.say(kn, lang, "confirm_denied"))
+    return work.settled(
+        facts=work.facts,
+        corrections=work.corrections,
+        provenance=work.provenance,
+        outbox=work.outbox,
+    )
+
+
+def _read_choice(
+    state: LegalState, answer: dict[str, Any], work: _Answer, ctx: Context
+) -> dict[str, Any] | None:
+    """Read a button press; the updates when it settles the turn by itself (a stale button, one
+    option of several picked), else None with the value read into `work`."""
+    kn, lang, sub_type, key = ctx.knowledge, ctx.lang, state["sub_type"], state["asking"]
+    data = answer.get("data", "")
+    picked = list(state.get("picked", []))
+    work.value, work.reason, work.said_unknown, picking = _pressed(kn, sub_type, key, data, picked)
+    if work.reason == Miss.STALE:
+        return work.settled(outbox=[*work.outbox, prompts.say(kn, lang, "stale_button")])
+    if picking is not None:  # an option of a multi-choice field: ask for more or "done"
+        return work.settled(picked=picking)
+    work.quote = _pressed_label(kn, sub_type, key, data, lang)
+    return None
+
+
+async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) -> None:
+    """Read a typed answer into `work`: the asked field's value (or why not), every other fact
+    it gives under the correction rules, what the person wants, details, questions back."""
+    kn, lang, sub_type, key = ctx.knowledge, ctx.lang, state["sub_type"], state["asking"]
+    facts, update = work.facts, work.update
+    work.text = work.quote = text
+    ex = await ctx.brain.extract_facts(text, sub_type=sub_type, asked=key, now=ctx.now)
+    other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
+    other = split_party(kn, other, text, facts)
+    # A recorded fact changes only through a confirmed correction of that field; another
+    # value said of it (a date of another event, an offer beside the loss) is kept aside.
+    kinds = {k: kn.k2.field(sub_type, k).kind for k in {*other, *facts} if k in kn.k2.fields}
+    read = sort_facts(facts, other, ex, kinds, asked=key, text=text)
+    merge_facts(facts, read.new, work.corrections)
+    named = {c["field"] for c in read.proposed}
+    proposed_now = [
+        *read.proposed,
+        *(c for c in bare_amount_corrections(facts, kinds, text) if c["field"] not in named),
+    ]
+    if proposed_now:
+        update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
+    if read.aside:
+        work.asides += [a | {"quote": text[:160], "at": work.at} for a in read.aside]
+        update["asides"] = work.asides
+        work.outbox += prompts.aside_notes(kn, sub_type, read.aside, lang)
+    fresh = list(read.new)
+    wished = wants.with_wishes(kn, facts, text) if key != wants.FIELD else None
+    if wished is not None:  # what the person wants, added beside what they wanted before
+        facts[wants.FIELD] = wished
+        fresh.append(wants.FIELD)
+    work.provenance = told_story.noted(
+        work.provenance, fresh, quote=text, at=work.at, confirmed=False
+    )
+    work.approx = _approx(ex, other)
+    details, new_details = told_story.with_details(kn, state.get("details", []), text)
+    story = told_story.told(
+        state.get("story", []),
+        text,
+        at=work.at,
+        carries=bool(fresh or new_details or ex.other_values or read.aside or read.proposed),
+    )
+    facts["action_description"] = told_story.account(state.get("description", ""), story)
+    emotions = [*state.get("emotions", []), *ex.emotions]
+    work.outbox += _empathy(kn, lang, state.get("emotions", []), emotions, None)
+    update.update(emotions=emotions, details=details, story=story)
+    work.value, work.reason, work.said_unknown = ex.answer, ex.invalid, ex.unknown
+    asked_kind = kn.k2.field(sub_type, key).kind
+    corrected = taken_back_field(facts, ex, kinds, asked_kind)
+    if work.value is not None and corrected is not None and corrected != key:
+        # "3월 아니고 4월 5일이에요" while another date is asked: the March on record is
+        # corrected (once confirmed); the question asked comes again.
+        update["proposed"] = [
+            *update.get("proposed", []),
+            change(corrected, facts[corrected], work.value, text) | {"quote": text[:160]},
         ]
-        if proposed_now:
-            update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
-        if read.aside:
-            asides += [a | {"quote": text[:160], "at": at} for a in read.aside]
-            update["asides"] = asides
-            outbox += prompts.aside_notes(kn, sub_type, read.aside, lang)
-        fresh = list(read.new)
-        wished = wants.with_wishes(kn, facts, text) if key != wants.FIELD else None
-        if wished is not None:  # what the person wants, added beside what they wanted before
-            facts[wants.FIELD] = wished
-            fresh.append(wants.FIELD)
-        provenance = told_story.noted(provenance, fresh, quote=text, at=at, confirmed=False)
-        approx = _approx(ex, other)
-        details, new_details = told_story.with_details(kn, state.get("details", []), text)
-        story = told_story.told(
-            state.get("story", []),
-            text,
-            at=at,
-            carries=bool(fresh or new_details or ex.other_values or read.aside or read.proposed),
-        )
-        facts["action_description"] = told_story.account(state.get("description", ""), story)
-        emotions = [*state.get("emotions", []), *ex.emotions]
-        outbox += _empathy(kn, lang, state.get("emotions", []), emotions, None)
-        update.update(emotions=emotions, details=details, story=story)
-        value, reason, said_unknown = ex.answer, ex.invalid, ex.unknown
-        asked_kind = kn.k2.field(sub_type, key).kind
-        corrected = taken_back_field(facts, ex, kinds, asked_kind)
-        if value is not None and corrected is not None and corrected != key:
-            # "3월 아니고 4월 5일이에요" while another date is asked: the March on record is
-            # corrected (once confirmed); the question asked comes again.
-            update["proposed"] = [
-                *update.get("proposed", []),
-                change(corrected, facts[corrected], value, text) | {"quote": text[:160]},
-            ]
-            value, reason = None, None
-            aside = True
-        if ex.correction and other and kn.k2.field(sub_type, key).kind == "text":
-            value, reason = None, None  # a correction of another fact, not an answer to this one
-        if value is not None and key == "counterparty":
-            value = split_party(kn, {key: value}, text, facts).get(key, value)
-            if "counterparty_type" in facts and "counterparty_type" not in state.get("facts", {}):
-                provenance = told_story.noted(
-                    provenance, ["counterparty_type"], quote=text, at=at, confirmed=False
-                )
-        talk = (
-            converse(kn, sub_type, text, lang, state)
-            if value is None and not said_unknown
-            else None
-        )
-        if talk is not None:  # a question back, small talk, out of scope: not a wrong answer
-            messages, questions = talk
-            outbox += messages
-            update["questions"] = questions
-            aside = True
-        else:  # an answer (or a fact) that also asks something: the question is kept too
-            messages, questions = asked_along(
-                kn, sub_type, text, lang, state.get("questions", []), whole=True
+        work.value, work.reason, work.aside = None, None, True
+    if ex.correction and other and asked_kind == "text":
+        work.value, work.reason = None, None  # a correction of another fact, not this answer
+    if work.value is not None and key == "counterparty":
+        work.value = split_party(kn, {key: work.value}, text, facts).get(key, work.value)
+        if "counterparty_type" in facts and "counterparty_type" not in state.get("facts", {}):
+            work.provenance = told_story.noted(
+                work.provenance, ["counterparty_type"], quote=text, at=work.at, confirmed=False
             )
-            if len(questions) > len(state.get("questions", [])):
-                outbox += messages
-                update["questions"] = questions
-        if value is None and not said_unknown and other and reason in ANSWERED_ELSEWHERE:
-            # The message told something else, not this: kept (or corrected) above; this field
-            # is asked again and the miss counts, so restating or correcting cannot loop.
-            reason = "elsewhere"
-            if restated == other:  # nothing new at all: say it is already written down
-                restated_note = _already_recorded(kn, sub_type, restated, lang)
-        if key in ex.facts or value is not None:
-            approx |= _approx(ex, {key: value})
-    if update.get("proposed") and value is None and not said_unknown:
+    talk = (
+        converse(kn, sub_type, text, lang, state)
+        if work.value is None and not work.said_unknown
+        else None
+    )
+    if talk is not None:  # a question back, small talk, out of scope: not a wrong answer
+        messages, questions = talk
+        work.outbox += messages
+        update["questions"] = questions
+        work.aside = True
+    else:  # an answer (or a fact) that also asks something: the question is kept too
+        messages, questions = asked_along(
+            kn, sub_type, text, lang, state.get("questions", []), whole=True
+        )
+        if len(questions) > len(state.get("questions", [])):
+            work.outbox += messages
+            update["questions"] = questions
+    if work.value is None and not work.said_unknown and other and work.reason in ANSWERED_ELSEWHERE:
+        # The message told something else, not this: kept (or corrected) above; this field
+        # is asked again and the miss counts, so restating or correcting cannot loop.
+        work.reason = Miss.ELSEWHERE
+        if read.same == other:  # nothing new at all: say it is already written down
+            work.restated_note = _already_recorded(kn, sub_type, read.same, lang)
+    if key in ex.facts or work.value is not None:
+        work.approx |= _approx(ex, {key: work.value})
+
+
+def _apply(
+    state: LegalState, answer: dict[str, Any], work: _Answer, ctx: Context
+) -> dict[str, Any]:
+    """Store the asked field's value, or count the miss and say why it comes again."""
+    kn, lang, sub_type, key = ctx.knowledge, ctx.lang, state["sub_type"], state["asking"]
+    facts, update, value, reason = work.facts, work.update, work.value, work.reason
+    text = work.text
+    if update.get("proposed") and value is None and not work.said_unknown:
         # A correction to confirm comes first: the miss counts (no loop), the question waits.
         attempts = {**state.get("attempts", {}), key: state.get("attempts", {}).get(key, 0) + 1}
         update["attempts"] = attempts
         reason = None
         if attempts[key] >= FAILURES_BEFORE_UNKNOWN:
-            unknown.append(key)
-    elif confirming and value is None and reason != "elsewhere":
+            work.unknown.append(key)
+    elif work.confirming and value is None and reason != Miss.ELSEWHERE:
         reason = None  # the question was not asked this turn: no miss, it comes next
     label = kn.k2.field(sub_type, key).label.get(lang)
+    picked = list(state.get("picked", []))
     if value is not None and picked and isinstance(value, list):
         value = [*picked, *(v for v in value if v not in picked)]  # typed kinds join the picks
-    if value is not None or said_unknown:
+    if value is not None or work.said_unknown:
         update["picked"] = []
+    aside = work.aside
     if value is not None and answer.get("kind") == "text" and _unsure(kn, text):
         # "한 천만원?", "아마 작년 3월이었나": read, but confirmed with a button before it is kept.
         update["pending"] = {"field": key, "value": value, "quote": text[:160]}
-        value = None
-        aside = True
+        value, aside = None, True
     if value is not None:
-        merge_facts(facts, {key: value}, corrections)
-        provenance = told_story.noted(
-            provenance, [key], quote=quote, at=at, confirmed=answer.get("kind") == "choice"
+        merge_facts(facts, {key: value}, work.corrections)
+        work.provenance = told_story.noted(
+            work.provenance,
+            [key],
+            quote=work.quote,
+            at=work.at,
+            confirmed=answer.get("kind") == "choice",
         )
-    elif said_unknown:
-        unknown.append(key)
-        outbox.append(prompts.say(kn, lang, "noted_unknown", field=label))
-    elif aside:
-        pass  # answered above; the same question comes again, no miss counted
-    elif reason is not None:
-        attempts = {**state.get("attempts", {}), key: state.get("attempts", {}).get(key, 0) + 1}
-        update["attempts"] = attempts
-        if attempts[key] >= FAILURES_BEFORE_UNKNOWN:
-            unknown.append(key)
-            words = _own_words(state, text if reason != "elsewhere" else "")
-            if words:  # what they said is kept for staff, not turned into "unknown"
-                update["unclear"] = {**state.get("unclear", {}), key: words}
-                provenance = told_story.noted(
-                    provenance, [key], quote=words, at=at, confirmed=False
-                )
-                outbox.append(
-                    prompts.say(kn, lang, "recorded_unclear", field=label, words=words[:60])
-                )
-            else:
-                outbox.append(prompts.say(kn, lang, "recorded_unknown", field=label))
-        elif restated_note is not None:
-            outbox.append(restated_note)
-        elif reason != "elsewhere":  # (a message about another fact was answered above)
-            shown = answer.get("text", "")[:40] if reason == "date_future" else ""
-            update["invalid"] = {"field": key, "reason": reason, "value": shown}
-            if text:  # kept to show staff the person's own words should the field stay unread
-                update["tried"] = {**state.get("tried", {}), key: text[:200]}
+    elif work.said_unknown:
+        work.unknown.append(key)
+        work.outbox.append(prompts.say(kn, lang, "noted_unknown", field=label))
+    elif not aside and reason is not None:  # (answered something else: asked again, no miss)
+        _missed(state, work, reason, label, kn, lang)
     approx_now = set(state.get("approx", []))
     for changed in {k for k, _ in facts.items() if facts.get(k) != state.get("facts", {}).get(k)}:
         approx_now.discard(changed)  # a value said again is as precise as its latest telling
     return {
         **update,
         "facts": facts,
-        "unknown": unknown,
-        "corrections": corrections,
-        "provenance": provenance,
-        "approx": sorted(approx_now | approx),
-        "outbox": outbox,
+        "unknown": work.unknown,
+        "corrections": work.corrections,
+        "provenance": work.provenance,
+        "approx": sorted(approx_now | work.approx),
+        "outbox": work.outbox,
     }
+
+
+def _missed(
+    state: LegalState, work: _Answer, reason: str, label: str, kn: Knowledge, lang: str
+) -> None:
+    """Count a miss of the asked field: recorded unknown (with the person's own words) after
+    FAILURES_BEFORE_UNKNOWN, else asked again with why."""
+    key, text, update = state["asking"], work.text, work.update
+    attempts = {**state.get("attempts", {}), key: state.get("attempts", {}).get(key, 0) + 1}
+    update["attempts"] = attempts
+    if attempts[key] >= FAILURES_BEFORE_UNKNOWN:
+        work.unknown.append(key)
+        words = _own_words(state, text if reason != Miss.ELSEWHERE else "")
+        if words:  # what they said is kept for staff, not turned into "unknown"
+            update["unclear"] = {**state.get("unclear", {}), key: words}
+            work.provenance = told_story.noted(
+                work.provenance, [key], quote=words, at=work.at, confirmed=False
+            )
+            work.outbox.append(
+                prompts.say(kn, lang, "recorded_unclear", field=label, words=words[:60])
+            )
+        else:
+            work.outbox.append(prompts.say(kn, lang, "recorded_unknown", field=label))
+    elif work.restated_note is not None:
+        work.outbox.append(work.restated_note)
+    elif reason != Miss.ELSEWHERE:  # (a message about another fact was answered above)
+        answer = state.get("answer") or {}
+        shown = answer.get("text", "")[:40] if reason == "date_future" else ""
+        update["invalid"] = {"field": key, "reason": reason, "value": shown}
+        if text:  # kept to show staff the person's own words should the field stay unread
+            update["tried"] = {**state.get("tried", {}), key: text[:200]}
 
 
 def _as_aside(change: dict[str, Any], at: str) -> dict[str, Any]:
@@ -723,7 +824,7 @@ def _choice_value(kn, sub_type: str, key: str, data: str) -> tuple[Any, str | No
     """(value, reason, unknown) of a pressed answer button; reason 'stale' for another question's."""
     parts = data.split(":", 2)
     if len(parts) != 3 or parts[0] != "a" or parts[1] != key:
-        return None, "stale", False
+        return None, Miss.STALE, False
     raw = parts[2]
     if raw == "unknown":
         return None, None, True
@@ -731,10 +832,10 @@ def _choice_value(kn, sub_type: str, key: str, data: str) -> tuple[Any, str | No
     if spec.kind == "yesno" and raw in ("yes", "no"):
         return raw == "yes", None, False
     if spec.kind == "multi_choice" and raw == "done":
-        return None, "done", False
+        return None, Miss.DONE, False
     if raw in {o.value for o in spec.options}:
-        return ([raw], "pick", False) if spec.kind == "multi_choice" else (raw, None, False)
-    return None, "stale", False
+        return ([raw], Miss.PICK, False) if spec.kind == "multi_choice" else (raw, None, False)
+    return None, Miss.STALE, False
 
 
 def _pressed(
@@ -746,12 +847,12 @@ def _pressed(
     "done" (or until every option is picked): the picks are then the answer.
     """
     value, reason, said_unknown = _choice_value(kn, sub_type, key, data)
-    if reason == "pick":
+    if reason == Miss.PICK:
         picks = [*picked, *(v for v in value if v not in picked)]
         if len(picks) < len(kn.k2.field(sub_type, key).options):
             return None, None, False, picks
         return picks, None, False, None
-    if reason == "done" or (said_unknown and picked):  # (an old "I don't know" button too)
+    if reason == Miss.DONE or (said_unknown and picked):  # (an old "I don't know" button too)
         return (picked, None, False, None) if picked else (None, "choice", False, None)
     return value, reason, said_unknown, None
 

@@ -22,7 +22,6 @@ from graphs.medical import nodes
 from graphs.medical.state import MedicalState
 
 NAME = "medical"
-NO_LOOKUP = ("greeting", "clarify")  # answered without retrieval: a hello, or "which one?"
 
 
 def route_after_memory(state: MedicalState) -> str:
@@ -34,11 +33,7 @@ def route_after_cache(state: MedicalState) -> str:
 
 
 def route_after_intent(state: MedicalState) -> str:
-    return "generate_answer" if state.get("intent") in NO_LOOKUP else "retrieve"
-
-
-def route_after_quality(state: MedicalState) -> str:
-    return state.get("next_step") or "store_response"  # decided by quality_check
+    return "generate_answer" if state.get("intent") in nodes.NO_LOOKUP else "retrieve"
 
 
 def build_graph() -> StateGraph:
@@ -64,7 +59,7 @@ def build_graph() -> StateGraph:
         "store_memory": (route_after_memory, ["reconfirm", "check_similarity"]),
         "check_similarity": (route_after_cache, ["store_response", "classify_intent"]),
         "classify_intent": (route_after_intent, ["generate_answer", "retrieve"]),
-        "quality_check": (route_after_quality, ["retrieve", "store_response"]),
+        "quality_check": (nodes.route_after_quality, ["retrieve", "store_response"]),
     }
     for source, (route, targets) in branches.items():
         graph.add_conditional_edges(source, on_loop(route), targets)

@@ -57,6 +57,9 @@ RETURN_GAP_HOURS = 6.0  # a message after this long is a return: stale items are
 RED_FLAG, WHILE_WAITING = "red_flag", "while_waiting"
 CONTEXT_BUDGET = 1200  # tokens (≈ words, or Korean syllables / 2) of profile and passages
 YES, NO = "m:yes", "m:no"
+# Intents answered without retrieval: a hello or thanks, an impossible reading and nothing else
+# (its refusal is the reply), or "which one?" when a question could mean several medicines.
+NO_LOOKUP = ("greeting", "rejected_reading", "clarify")
 
 
 def corpus() -> MedicalCorpus:
@@ -402,7 +405,7 @@ async def classify_intent(state: MedicalState, runtime: Runtime[Context]) -> dic
     said = state.get("extraction") or {}
     if not concepts and not focus and said.get("rejected") and not said.get("items"):
         # an impossible reading and nothing else ("체온 60도예요"): its refusal is the reply
-        return {"intent": "greeting", "concepts": [], "k": 0, "threshold": 0.0}
+        return {"intent": "rejected_reading", "concepts": [], "k": 0, "threshold": 0.0}
     if not concepts and about.unclear_medicine(state, ctx.now):
         return {"intent": "clarify", "clarify": "medicine", "concepts": [], "k": 0}
     tags = list(dict.fromkeys([*about.tags(concepts), *focus]))
@@ -480,6 +483,8 @@ async def retrieve(state: MedicalState, runtime: Runtime[Context]) -> dict[str, 
     return {
         "passages": [p.as_state() for p in merged],
         "retrievals": (state.get("retrievals") or 0) + 1,
+        # a round after the first is judged by what it adds to the quality before it
+        "previous_quality": state.get("quality") if state.get("retrievals") else None,
         "query": query,
         "stalled": not fresh,
     }
@@ -570,7 +575,7 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
         key = "med_which_medicine" if names else "med_which_medicine_named"
         lines = [kn.message(key, lang, names=names)]
         return {"answer": {"lines": lines, "sources": [], "used_keys": [], "answered": False}}
-    if state.get("intent") == "greeting":
+    if state.get("intent") in ("greeting", "rejected_reading"):  # no lookup, a short reply
         question = (state.get("question") or "").lower()
         thanked = any(w in question for w in ("감사", "고마", "thank"))
         if thanked:
@@ -868,14 +873,11 @@ async def refine(state: MedicalState, runtime: Runtime[Context]) -> dict[str, An
 
 
 async def quality_check(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Whether to retrieve again (see `route_after_quality`), with the rewritten query."""
+    """The query rewritten when the route (`route_after_quality`, a pure function of what this
+    node leaves unchanged) will retrieve again; nothing otherwise."""
     ctx = runtime.context
-    step = route_after_quality(state)  # decided on the state as refine left it
-    retry = step == "retrieve"
-    # The route follows this decision: the quality kept here for the next round's no-progress
-    # test must not be compared with itself.
-    updates: dict[str, Any] = {"previous_quality": state.get("quality") or 0.0, "next_step": step}
-    if retry:
+    updates: dict[str, Any] = {}
+    if route_after_quality(state) == "retrieve":
         updates["query"] = _rewrite(
             state.get("question") or "",
             state.get("concepts") or [],
@@ -901,7 +903,7 @@ def route_after_quality(state: MedicalState, *, threshold: float | None = None) 
         wanted = (state.get("quality") or 0.0) < limit or (
             state.get("consistency", 1.0) < ev.CONSISTENCY_FLOOR
         )
-    if not wanted or state.get("intent") in ("greeting", "clarify"):
+    if not wanted or state.get("intent") in NO_LOOKUP:
         return "store_response"
     if (state.get("retrievals") or 0) > ev.MAX_EXTRA_RETRIEVALS:
         return "store_response"
@@ -946,11 +948,7 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
                 "at": now.isoformat(timespec="seconds"),
             }
         )
-    if (
-        question
-        and state.get("intent") not in ("greeting", "clarify")
-        and not state.get("reconfirm")
-    ):
+    if question and state.get("intent") not in NO_LOOKUP and not state.get("reconfirm"):
         told = message.get("text") or ""  # staff read the person's words, not the part answered
         asked.append(
             {

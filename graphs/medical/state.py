@@ -48,7 +48,6 @@ class MedicalState(TypedDict, total=False):
     reconfirm: str | None  # the key of a stale item to ask about before answering
     qvec: bytes | None  # the question's vector (float16), for the cache
     stalled: bool  # the last retrieval found nothing new
-    next_step: str | None  # quality_check's decision: retrieve | store_response
     context_profile: list[str]  # the profile lines within the context budget
     person: dict[str, Any]  # whom the question is about: sex, age group, pregnancy, held tags
     asked_about: list[str]  # what the question asks about: its tags, the populations it names
