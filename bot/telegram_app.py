@@ -53,6 +53,7 @@ from telegram.warnings import PTBUserWarning
 from bot import failpoints
 from bot.config import Settings
 from bot.engine import Engine, Inbound, Reply
+from bot.raw_updates import update_id_of
 from bot.updates import ChatOrderedProcessor, inbox_catch_up
 from bot.webhook import make_app, serve, webhook_path
 from db import repo
@@ -582,9 +583,9 @@ async def store_batch(app: Application, engine: Engine, raw_updates: list[Any]) 
     """
     entries, read = [], []
     for raw in raw_updates:
-        update_id = raw.get("update_id") if isinstance(raw, dict) else None
-        if not isinstance(update_id, int):
-            log.error("getUpdates returned an item without an update_id; skipped")
+        update_id = update_id_of(raw)
+        if update_id is None:
+            log.error("an item without a storable update_id; skipped")
             continue
         update, failure = read_update(raw, app.bot)
         chat = update.effective_chat if update is not None else None
