@@ -53,7 +53,7 @@ from telegram.warnings import PTBUserWarning
 from bot import failpoints
 from bot.config import Settings
 from bot.engine import Engine, Inbound, Reply
-from bot.raw_updates import update_id_of
+from bot.raw_updates import chat_id_of, update_id_of, update_type
 from bot.updates import ChatOrderedProcessor, inbox_catch_up
 from bot.webhook import make_app, serve, webhook_path
 from db import repo
@@ -478,7 +478,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     if isinstance(update, Update):
         engine = _engine(context)
         # Set aside, not retried on restart: a message that fails every time must not block
-        # the chat; its payload stays in the inbox with the reason, for an operator.
+        # the chat. Its inbox row keeps the reason, its type and chat, not the person's words.
         await repo.inbox_mark_failed(
             engine=engine.records, update_id=update.update_id, reason=type(context.error).__name__
         )
@@ -579,6 +579,8 @@ async def fetch_updates(bot: Any, offset: int | None, timeout: int) -> list[Any]
 async def store_batch(app: Application, engine: Engine, raw_updates: list[Any]) -> int | None:
     """Store a batch in the inbox (one transaction), queue the new readable updates.
 
+    An update python-telegram-bot cannot read is stored set aside, without its payload.
+
     Returns the offset that confirms the batch, or None when it held no update id at all.
     """
     entries, read = [], []
@@ -588,8 +590,11 @@ async def store_batch(app: Application, engine: Engine, raw_updates: list[Any]) 
             log.error("an item without a storable update_id; skipped")
             continue
         update, failure = read_update(raw, app.bot)
-        chat = update.effective_chat if update is not None else None
-        entries.append((update_id, chat.id if chat else None, raw, failure))
+        if update is None:  # set aside: its chat as far as the raw JSON tells, for /forget
+            chat_id = chat_id_of(raw)
+        else:
+            chat_id = update.effective_chat.id if update.effective_chat else None
+        entries.append(repo.InboxEntry(update_id, chat_id, raw, failure, update_type(raw)))
         read.append((update_id, update, failure))
     stored = await repo.inbox_add_batch(engine=engine.records, updates=entries)
     failpoints.reach("inbox_stored")

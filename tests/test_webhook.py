@@ -106,7 +106,9 @@ async def webhook_bot(
                 break
             await asyncio.sleep(0.1)
         assert fake.webhook == {"url": settings.intake_webhook_url, "secret_token": SECRET}
-        yield Served(f"http://127.0.0.1:{port}/hook/{port}", data, task)
+        served = Served(f"http://127.0.0.1:{port}/hook/{port}", data, task)
+        fake.webhook_targets = [served.url]  # what the fake pushes is POSTed here
+        yield served
     finally:
         stop.set()
         await asyncio.wait_for(task, 20)
@@ -217,3 +219,94 @@ async def test_a_body_that_is_no_update_gets_400_and_is_never_stored(
                 what="the greeting",
             )
         assert set(inbox(served.data)) == {2**63 - 1, 30, 31}
+
+
+def files_holding(folder: Path, needles: list[str]) -> dict[str, list[str]]:
+    """Every file under `folder` (write-ahead logs included) that holds one of `needles`,
+    as UTF-8 or as the ASCII-escaped JSON the inbox stores."""
+    forms = {n: [n.encode(), json.dumps(n).strip('"').encode()] for n in needles}
+    found: dict[str, list[str]] = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        content = path.read_bytes()
+        hits = [n for n, ways in forms.items() if any(w in content for w in ways)]
+        if hits:
+            found[str(path.relative_to(folder))] = hits
+    return found
+
+
+def inbox_row(data: Path, update_id: int) -> dict:
+    with sqlite3.connect(data / "records.db") as db:
+        db.row_factory = sqlite3.Row
+        row = db.execute("select * from inboxupdate where update_id = ?", (update_id,)).fetchone()
+    return dict(row) if row else {}
+
+
+@pytest.mark.slow
+async def test_an_update_set_aside_keeps_no_words_and_forget_removes_its_row(
+    tmp_path: Path, kb: KnowledgeBase, knowledge
+) -> None:
+    name, phone = "김철수", "010-9876-5432"
+    words = f"제 번호는 {phone}이고 빌려간 사람은 {name}이에요"
+    async with FakeBotApi() as fake, webhook_bot(fake, tmp_path, kb) as served:
+        fake.push_text(CHAT, f"작년 3월에 친구 {name}한테 300만원 빌려줬는데 안 갚아요. {phone}")
+        question = knowledge.k2.field("LOAN", "repayment_date").question.ko
+        await fake.wait_for(
+            lambda: any(question in (m.get("text") or "") for m in fake.messages(CHAT)),
+            30,
+            what="the next question",
+        )
+        # Updates python-telegram-bot cannot read (a date that is no timestamp), carrying the
+        # person's words and phone number: set aside at once, with nothing of what they say.
+        person = {"id": CHAT, "is_bot": False, "first_name": name}
+        unreadable = fake.push_update(
+            {
+                "message": {
+                    "message_id": 900,
+                    "date": "어제",
+                    "chat": {"id": CHAT, "type": "private"},
+                    "from": person,
+                    "text": words,
+                }
+            }
+        )
+        no_chat = fake.push_update({"callback_query": {"id": "1", "from": {"id": CHAT}}})
+        await fake.wait_for(
+            lambda: inbox_row(served.data, no_chat).get("processed_at"), 20, what="set aside"
+        )
+        row = inbox_row(served.data, unreadable)
+        assert row["failure"].startswith("unreadable")
+        assert (row["payload_json"], row["chat_id"], row["update_type"]) == (
+            "{}",
+            CHAT,
+            "message",
+        )
+        assert row["received_at"] and row["processed_at"]
+        other = inbox_row(served.data, no_chat)  # the sender's id, the chat of a private press
+        assert (other["payload_json"], other["chat_id"], other["update_type"]) == (
+            "{}",
+            CHAT,
+            "callback_query",
+        )
+        assert files_holding(served.data, [words, phone, name])  # the recorded intake has them
+
+        fake.push_command(CHAT, "forget")
+        confirm = knowledge.message("forget_confirm", "ko")
+        await fake.wait_for(
+            lambda: any(confirm in (m.get("text") or "") for m in fake.messages(CHAT)),
+            20,
+            what="the confirmation",
+        )
+        asked = next(m for m in fake.messages(CHAT) if confirm in (m.get("text") or ""))
+        fake.push_callback(CHAT, "cmd:forget", message_id=asked["message_id"])
+        done = knowledge.message("forgotten", "ko")
+        await fake.wait_for(
+            lambda: any(done in (m.get("text") or "") for m in fake.messages(CHAT)),
+            20,
+            what="forgotten",
+        )
+        await asyncio.sleep(0.3)  # the press's inbox row is marked after the reply
+        # While the bot runs: no row of the chat, set-aside ones included, and no file with
+        # the person's words, name or phone number.
+        assert inbox_row(served.data, unreadable) == {}
+        assert inbox_row(served.data, no_chat) == {}
+        assert files_holding(served.data, [words, phone, name]) == {}
