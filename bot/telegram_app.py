@@ -3,7 +3,8 @@
 Where a Telegram message goes: `poll_updates` stores each getUpdates batch in the inbox (db)
 before confirming it to Telegram (an update that cannot be read is set aside there) → the
 Application dispatches it to one of HANDLERS → the handler turns it into an `Inbound` and calls
-`Engine.handle` → `send_reply` renders the `Reply`. Intakes happen in private chats only: in a
+`Engine.handle` → `send_reply` renders the `Reply` (each send retried, never the turn:
+bot/sending.py). Intakes happen in private chats only: in a
 group the bot explains that and links to a private chat.
 """
 
@@ -18,6 +19,7 @@ import re
 import unicodedata
 import warnings
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from telegram import (
@@ -54,6 +56,7 @@ from bot import failpoints
 from bot.config import Settings
 from bot.engine import Engine, Inbound, Reply
 from bot.raw_updates import chat_id_of, update_id_of, update_type
+from bot.sending import send_retrying
 from bot.updates import ChatOrderedProcessor, inbox_catch_up
 from bot.webhook import make_app, serve, webhook_path
 from db import repo
@@ -227,8 +230,15 @@ def keyboard(choices: list[dict[str, str]]) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup([buttons[i : i + width] for i in range(0, len(buttons), width)])
 
 
-async def send_reply(bot: Any, chat_id: int, reply: Reply) -> None:
-    """Send every message of a reply in order, the buttons on its last part, then any files."""
+async def send_reply(bot: Any, chat_id: int, reply: Reply, *, tag: str = "-") -> bool:
+    """Send every message of a reply in order, the buttons on its last part, then any files.
+
+    Each send is retried while that can help (bot/sending.py). One that still fails ends the
+    reply there (what follows would read out of place) and is logged under the chat's `tag`;
+    it is not raised: the turn behind the reply was applied and must not run again. Returns
+    whether everything was sent.
+    """
+    sends = []
     for message in reply.messages:
         parts = split_text(message["text"])
         if not parts:  # Telegram refuses an empty text: buttons alone go under an ellipsis
@@ -237,13 +247,32 @@ async def send_reply(bot: Any, chat_id: int, reply: Reply) -> None:
             parts = ["…"]
         for index, part in enumerate(parts):
             markup = keyboard(message.get("choices", [])) if index == len(parts) - 1 else None
-            await bot.send_message(chat_id=chat_id, text=part, reply_markup=markup)
+            sends.append(
+                ("sendMessage", partial(bot.send_message, chat_id, part, reply_markup=markup))
+            )
     for document in reply.documents:
-        await bot.send_document(
-            chat_id=chat_id,
-            document=InputFile(document.content, filename=document.filename),
-            caption=document.caption,
+        upload = InputFile(document.content, filename=document.filename)
+        sends.append(
+            (
+                "sendDocument",
+                partial(bot.send_document, chat_id, upload, caption=document.caption),
+            )
         )
+    for done, (method, send) in enumerate(sends):
+        try:
+            await send_retrying(send, method=method)
+        except TelegramError as error:
+            log.error(
+                "chat=%s reply not delivered: %s failed for good (%s); %d of %d sent; the turn "
+                "stays applied and is not run again",
+                tag,
+                method,
+                type(error).__name__,
+                done,
+                len(sends),
+            )
+            return False
+    return True
 
 
 def _engine(context: ContextTypes.DEFAULT_TYPE) -> Engine:
@@ -302,7 +331,7 @@ async def _run(update: Update, context: ContextTypes.DEFAULT_TYPE, inbound: Inbo
     engine = _engine(context)
     async with typing_while(context.bot, inbound.chat_id, engine.settings.intake_typing_delay):
         reply = await engine.handle(inbound)
-    await send_reply(context.bot, inbound.chat_id, reply)
+    await send_reply(context.bot, inbound.chat_id, reply, tag=engine.chat_tag(inbound.chat_id))
     await notify_staff(context.bot, reply)
     failpoints.reach("after_reply")
     return reply
@@ -341,7 +370,8 @@ async def notify_staff(bot: Any, reply: Reply) -> None:
     """Deliver the reply's staff notices (safety alerts); a failed one is logged, not raised."""
     for notice in reply.notices:
         try:
-            await bot.send_message(chat_id=notice.chat_id, text=notice.text)
+            send = partial(bot.send_message, notice.chat_id, notice.text)
+            await send_retrying(send, method="sendMessage")
         except TelegramError as exc:
             log.error("staff notice not delivered (%s)", type(exc).__name__)
 
