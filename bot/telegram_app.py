@@ -4,8 +4,8 @@ Where a Telegram message goes: `poll_updates` stores each getUpdates batch in th
 before confirming it to Telegram (an update that cannot be read is set aside there) → the
 Application dispatches it to one of HANDLERS → the handler turns it into an `Inbound` and calls
 `Engine.handle` → `send_reply` renders the `Reply` (each send retried, never the turn:
-bot/sending.py). Intakes happen in private chats only: in a
-group the bot explains that and links to a private chat.
+bot/sending.py). Intakes happen in private chats only: in a group the bot explains that and
+links to a private chat.
 """
 
 from __future__ import annotations
