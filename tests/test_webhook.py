@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from bot.config import Settings
-from bot.raw_updates import MAX_BODY
+from bot.raw_updates import MAX_BODY, MAX_DEPTH, chat_id_of, nesting_depth, update_type
 from bot.telegram_app import run_bot
 from bot.webhook import SECRET_HEADER
 from knowledge.kb import KnowledgeBase
@@ -310,3 +310,37 @@ async def test_an_update_set_aside_keeps_no_words_and_forget_removes_its_row(
         assert inbox_row(served.data, unreadable) == {}
         assert inbox_row(served.data, no_chat) == {}
         assert files_holding(served.data, [words, phone, name]) == {}
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind", "chat"),
+    [
+        pytest.param({"update_id": 1, "message": {"chat": {"id": -100123}}}, "message", -100123),
+        pytest.param(
+            {"update_id": 2, "callback_query": {"from": {"id": 7}, "message": {"chat": {"id": 8}}}},
+            "callback_query",
+            8,
+            id="a press: the chat of its message",
+        ),
+        pytest.param({"update_id": 3, "callback_query": {"from": {"id": 7}}}, "callback_query", 7),
+        pytest.param(
+            {"update_id": 4, "my_chat_member": {"chat": {"id": True}}}, "my_chat_member", None
+        ),
+        pytest.param({"update_id": 5, "message": {"chat": {"id": 2**64}}}, "message", None),
+        pytest.param({"update_id": 6, "message": "oops"}, "message", None),
+        pytest.param({"update_id": 7, "brand_new_kind": {"user": {"id": 9}}}, "other", 9),
+        pytest.param({"update_id": 8}, None, None),
+    ],
+)
+def test_what_an_update_set_aside_keeps_is_read_from_its_raw_json(
+    raw: dict, kind: str | None, chat: int | None
+) -> None:
+    assert (update_type(raw), chat_id_of(raw)) == (kind, chat)
+
+
+def test_nesting_is_counted_without_recursion() -> None:
+    deep: list = []
+    for _ in range(100_000):  # far past the interpreter's recursion limit
+        deep = [deep]
+    assert nesting_depth(deep) == MAX_DEPTH + 1  # counting stops past the limit
+    assert nesting_depth({"a": [1, {"b": []}]}) == 4 and nesting_depth(5) == 0
