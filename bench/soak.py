@@ -906,9 +906,7 @@ def report(h: Harness, run: Run, args: argparse.Namespace) -> int:
         print("  ".join([row[0].ljust(widths[0]), *values]))
 
     if lost or duplicates or stuck or missing:
-        print(
-            "\nproduct defects seen (the bot logs name chats by chat_tag(chat_id), bot/engine.py):"
-        )
+        print("\nproduct defects seen (the bot logs name chats by keyed tags, bot/chat_tags.py):")
         for line in lost[:20]:
             print(f"  fact lost: {line}")
         for line in duplicates[:20]:

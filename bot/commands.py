@@ -10,7 +10,6 @@ from typing import Any
 from bot.messages import (
     Inbound,
     Reply,
-    chat_tag,
 )
 from bot.turn import HANDLING
 from db import repo
@@ -96,7 +95,7 @@ class Commands:
                 return
             await repo.close_session(engine=self.records, session_id=session.id, status="cancelled")
             self._sessions_changed()
-            log.info("chat=%s session=%s cancelled", chat_tag(chat_id), session.id)
+            log.info("chat=%s session=%s cancelled", self.chat_tag(chat_id), session.id)
             reply.add(
                 kn.message("cancelled_undo", lang),
                 [{"label": kn.message("btn_undo_cancel", lang), "data": "cmd:undo_cancel"}],
@@ -203,7 +202,7 @@ class Commands:
             self._standings.pop(session_id, None)
         await self.checkpoints.forget(sessions)
         await truncate_records_wal(self.records)
-        log.info("chat=%s forgotten: %d sessions deleted", chat_tag(chat_id), len(sessions))
+        log.info("chat=%s forgotten: %d sessions deleted", self.chat_tag(chat_id), len(sessions))
         reply.add(self.knowledge.message("forgotten", reply.lang))
         reply.state = None
 
@@ -232,7 +231,7 @@ class Commands:
         ):
             reply.add(kn.message("cancel_undo_gone", lang))
             return
-        log.info("chat=%s session=%s cancel undone", chat_tag(chat_id), latest.id)
+        log.info("chat=%s session=%s cancel undone", self.chat_tag(chat_id), latest.id)
         reply.add(kn.message("cancel_undone", lang))
         _, values, where = await self._current(chat_id)
         self._prompt(values, *where, reply)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     admin_ids: str = Field("", description="comma-separated Telegram user ids of staff")
     intake_default_lang: Literal["ko", "en"] = "ko"
     intake_log_level: str = "INFO"
+    intake_log_secret: SecretStr | None = Field(
+        None, description="key of the chat tags in logs; unset: INTAKE_DATA_DIR/log_secret"
+    )
     intake_timezone: str = Field(
         "Asia/Seoul", description="IANA zone in which 어제, 지난달, 6/1 ... are read"
     )
@@ -67,6 +70,15 @@ class Settings(BaseSettings):
         bad = [x for x in value.replace(" ", "").split(",") if x and not x.lstrip("-").isdigit()]
         if bad:
             raise ValueError(f"ADMIN_IDS must be numeric Telegram user ids, not {bad[0]!r}")
+        return value
+
+    @field_validator("intake_log_secret")
+    @classmethod
+    def _long_enough(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None  # set but empty: as if unset
+        if len(value.get_secret_value()) < 16:
+            raise ValueError("INTAKE_LOG_SECRET must be at least 16 characters (a random string)")
         return value
 
     @field_validator("intake_webhook_secret")

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.alerts import SafetyDesk
+from bot.chat_tags import ChatTags
 from bot.commands import Commands
 from bot.config import Settings
 from bot.medical import MedicalSteps
@@ -23,7 +24,6 @@ from bot.messages import (
     Document,
     Inbound,
     Reply,
-    chat_tag,
     clean_inbound,
 )
 from bot.staff import StaffViews
@@ -46,7 +46,7 @@ from knowledge.kb import KnowledgeBase, open_index
 from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge, default_knowledge
 
-__all__ = ["Document", "Engine", "Inbound", "Reply", "chat_tag"]  # the channels' vocabulary
+__all__ = ["Document", "Engine", "Inbound", "Reply"]  # the channels' vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -64,8 +64,11 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         checkpoints: Checkpoints,
         kb: KnowledgeBase | None = None,
         domain: str = "legal",
+        chat_tags: ChatTags | None = None,
     ) -> None:
         self.settings = settings
+        # How logs name a chat: a keyed hash, the key this installation's (bot/chat_tags.py).
+        self.chat_tag = chat_tags or ChatTags.of(settings)
         self.knowledge = knowledge
         self.brain = brain
         self.records = records
@@ -158,7 +161,7 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
                 HANDLING.reset(token)
             log.info(
                 "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
-                chat_tag(inbound.chat_id),
+                self.chat_tag(inbound.chat_id),
                 inbound.kind,
                 reply.state,
                 reply.field,
@@ -283,7 +286,7 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         reply.notices += await self.safety.record(
             self.records,
             chat_id=inbound.chat_id,
-            chat_label=chat_tag(inbound.chat_id),
+            chat_label=self.chat_tag(inbound.chat_id),
             session_id=session_id,
             input_id=inbound.input_id,
             hits=reply.alerts,
@@ -306,8 +309,7 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
                 offered += [d for d in kept if d not in offered]
         return inbound.user_id, offered
 
-    @staticmethod
-    def _press_refusal(inbound: Inbound, view: repo.ChatView) -> str | None:
+    def _press_refusal(self, inbound: Inbound, view: repo.ChatView) -> str | None:
         """None for a press of a button the chat was shown last, by the person shown it; else
         the K0 key that says why it does not count."""
         offer = view.offer
@@ -317,7 +319,7 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         if offer[0] != inbound.user_id:
             log.warning(
                 "chat=%s button pressed by someone it was not shown to; refused",
-                chat_tag(inbound.chat_id),
+                self.chat_tag(inbound.chat_id),
             )
             return "stale_button"
         return None

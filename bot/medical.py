@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from bot import failpoints
-from bot.messages import MAX_INPUT_CHARS, Inbound, Reply, chat_tag
+from bot.messages import MAX_INPUT_CHARS, Inbound, Reply
 from bot.turn import HANDLING
 from db import medical_repo, repo
 from graphs.common.context import Context
@@ -59,7 +59,7 @@ class MedicalSteps:
         handling = HANDLING.get()
         if handling is not None:
             handling.view.domain = domain
-        log.info("chat=%s domain=%s", chat_tag(chat_id), domain)
+        log.info("chat=%s domain=%s", self.chat_tag(chat_id), domain)
 
     def _first_domain(self, inbound: Inbound) -> str:
         """Where a chat's first message goes: the medical assistant when it clearly speaks of
@@ -280,7 +280,9 @@ class MedicalSteps:
         """The message the graph took last, delivered again (the process died before its reply
         was sent): its replies, kept in the state, are sent again and the profile written from
         the state; the graph is not run again, so the question is counted once."""
-        log.warning("chat=%s medical input answered again after a crash", chat_tag(inbound.chat_id))
+        log.warning(
+            "chat=%s medical input answered again after a crash", self.chat_tag(inbound.chat_id)
+        )
         reply.messages += values.get("outbox") or []
         await self._write_profile(profile_id, values, inbound.at.astimezone(self.settings.zone))
 
@@ -410,7 +412,7 @@ class MedicalSteps:
             await self._write_profile(profile_row.id, {**values, "profile": profile}, now)
             self._keep_profile_terms(profile, now)
             name = records.item_label(gone, before, lang)
-            log.info("chat=%s profile item removed", chat_tag(inbound.chat_id))
+            log.info("chat=%s profile item removed", self.chat_tag(inbound.chat_id))
             reply.add(kn.message("med_item_removed", lang, name=name))
             return
         await self._medical_turn(inbound, reply)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 from dataclasses import field as dc_field
 from datetime import UTC, datetime
@@ -10,12 +9,6 @@ from typing import Any, Literal
 
 from bot.alerts import Notice
 from graphs.common.text import valid_unicode
-
-
-def chat_tag(chat_id: int) -> str:
-    """A stable pseudonym of a chat for logs: operators can follow one chat, not identify it."""
-    return hashlib.sha256(f"intake-chat:{chat_id}".encode()).hexdigest()[:10]
-
 
 MAX_INPUT_CHARS = 4000  # longer messages are cut, and the person is told
 RECORD_RETRIES = (0.05, 0.2, 0.5)  # back-off between attempts to write the records

@@ -12,7 +12,6 @@ from bot.messages import (
     Document,
     Inbound,
     Reply,
-    chat_tag,
 )
 from db import medical_repo, repo
 from graphs.medical import records as medical_records
@@ -68,7 +67,7 @@ class StaffViews:
         kn, lang = self.knowledge, reply.lang
         if inbound.user_id is None or inbound.user_id not in self.settings.admins:
             log.warning(
-                "chat=%s refused admin command /%s", chat_tag(inbound.chat_id), inbound.command
+                "chat=%s refused admin command /%s", self.chat_tag(inbound.chat_id), inbound.command
             )
             reply.add(kn.message("admin_only", lang))
             return

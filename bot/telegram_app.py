@@ -3,8 +3,9 @@
 Where a Telegram message goes: `poll_updates` stores each getUpdates batch in the inbox (db)
 before confirming it to Telegram (an update that cannot be read is set aside there) → the
 Application dispatches it to one of HANDLERS → the handler turns it into an `Inbound` and calls
-`Engine.handle` → `send_reply` renders the `Reply`. Intakes happen in private chats only: in a
-group the bot explains that and links to a private chat.
+`Engine.handle` → `send_reply` renders the `Reply` (each send retried, never the turn:
+bot/sending.py). Intakes happen in private chats only: in a group the bot explains that and
+links to a private chat.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 import unicodedata
 import warnings
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from telegram import (
@@ -53,6 +55,8 @@ from telegram.warnings import PTBUserWarning
 from bot import failpoints
 from bot.config import Settings
 from bot.engine import Engine, Inbound, Reply
+from bot.raw_updates import chat_id_of, update_id_of, update_type
+from bot.sending import send_retrying
 from bot.updates import ChatOrderedProcessor, inbox_catch_up
 from bot.webhook import make_app, serve, webhook_path
 from db import repo
@@ -226,8 +230,15 @@ def keyboard(choices: list[dict[str, str]]) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup([buttons[i : i + width] for i in range(0, len(buttons), width)])
 
 
-async def send_reply(bot: Any, chat_id: int, reply: Reply) -> None:
-    """Send every message of a reply in order, the buttons on its last part, then any files."""
+async def send_reply(bot: Any, chat_id: int, reply: Reply, *, tag: str = "-") -> bool:
+    """Send every message of a reply in order, the buttons on its last part, then any files.
+
+    Each send is retried while that can help (bot/sending.py). One that still fails ends the
+    reply there (what follows would read out of place) and is logged under the chat's `tag`;
+    it is not raised: the turn behind the reply was applied and must not run again. Returns
+    whether everything was sent.
+    """
+    sends = []
     for message in reply.messages:
         parts = split_text(message["text"])
         if not parts:  # Telegram refuses an empty text: buttons alone go under an ellipsis
@@ -236,13 +247,32 @@ async def send_reply(bot: Any, chat_id: int, reply: Reply) -> None:
             parts = ["…"]
         for index, part in enumerate(parts):
             markup = keyboard(message.get("choices", [])) if index == len(parts) - 1 else None
-            await bot.send_message(chat_id=chat_id, text=part, reply_markup=markup)
+            sends.append(
+                ("sendMessage", partial(bot.send_message, chat_id, part, reply_markup=markup))
+            )
     for document in reply.documents:
-        await bot.send_document(
-            chat_id=chat_id,
-            document=InputFile(document.content, filename=document.filename),
-            caption=document.caption,
+        upload = InputFile(document.content, filename=document.filename)
+        sends.append(
+            (
+                "sendDocument",
+                partial(bot.send_document, chat_id, upload, caption=document.caption),
+            )
         )
+    for done, (method, send) in enumerate(sends):
+        try:
+            await send_retrying(send, method=method)
+        except TelegramError as error:
+            log.error(
+                "chat=%s reply not delivered: %s failed for good (%s); %d of %d sent; the turn "
+                "stays applied and is not run again",
+                tag,
+                method,
+                type(error).__name__,
+                done,
+                len(sends),
+            )
+            return False
+    return True
 
 
 def _engine(context: ContextTypes.DEFAULT_TYPE) -> Engine:
@@ -301,7 +331,7 @@ async def _run(update: Update, context: ContextTypes.DEFAULT_TYPE, inbound: Inbo
     engine = _engine(context)
     async with typing_while(context.bot, inbound.chat_id, engine.settings.intake_typing_delay):
         reply = await engine.handle(inbound)
-    await send_reply(context.bot, inbound.chat_id, reply)
+    await send_reply(context.bot, inbound.chat_id, reply, tag=engine.chat_tag(inbound.chat_id))
     await notify_staff(context.bot, reply)
     failpoints.reach("after_reply")
     return reply
@@ -340,7 +370,8 @@ async def notify_staff(bot: Any, reply: Reply) -> None:
     """Deliver the reply's staff notices (safety alerts); a failed one is logged, not raised."""
     for notice in reply.notices:
         try:
-            await bot.send_message(chat_id=notice.chat_id, text=notice.text)
+            send = partial(bot.send_message, notice.chat_id, notice.text)
+            await send_retrying(send, method="sendMessage")
         except TelegramError as exc:
             log.error("staff notice not delivered (%s)", type(exc).__name__)
 
@@ -477,7 +508,7 @@ async def on_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     if isinstance(update, Update):
         engine = _engine(context)
         # Set aside, not retried on restart: a message that fails every time must not block
-        # the chat; its payload stays in the inbox with the reason, for an operator.
+        # the chat. Its inbox row keeps the reason, its type and chat, not the person's words.
         await repo.inbox_mark_failed(
             engine=engine.records, update_id=update.update_id, reason=type(context.error).__name__
         )
@@ -578,17 +609,22 @@ async def fetch_updates(bot: Any, offset: int | None, timeout: int) -> list[Any]
 async def store_batch(app: Application, engine: Engine, raw_updates: list[Any]) -> int | None:
     """Store a batch in the inbox (one transaction), queue the new readable updates.
 
+    An update python-telegram-bot cannot read is stored set aside, without its payload.
+
     Returns the offset that confirms the batch, or None when it held no update id at all.
     """
     entries, read = [], []
     for raw in raw_updates:
-        update_id = raw.get("update_id") if isinstance(raw, dict) else None
-        if not isinstance(update_id, int):
-            log.error("getUpdates returned an item without an update_id; skipped")
+        update_id = update_id_of(raw)
+        if update_id is None:
+            log.error("an item without a storable update_id; skipped")
             continue
         update, failure = read_update(raw, app.bot)
-        chat = update.effective_chat if update is not None else None
-        entries.append((update_id, chat.id if chat else None, raw, failure))
+        if update is None:  # set aside: its chat as far as the raw JSON tells, for /forget
+            chat_id = chat_id_of(raw)
+        else:
+            chat_id = update.effective_chat.id if update.effective_chat else None
+        entries.append(repo.InboxEntry(update_id, chat_id, raw, failure, update_type(raw)))
         read.append((update_id, update, failure))
     stored = await repo.inbox_add_batch(engine=engine.records, updates=entries)
     failpoints.reach("inbox_stored")

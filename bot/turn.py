@@ -22,7 +22,6 @@ from bot.messages import (
     RECORD_RETRIES,
     Inbound,
     Reply,
-    chat_tag,
 )
 from db import repo
 from graphs.common.context import Context
@@ -118,7 +117,7 @@ class TurnSteps:
                 user_id=inbound.user_id,
                 domain=self.spec.name,
             )
-            log.info("chat=%s session=%s started", chat_tag(inbound.chat_id), session.id)
+            log.info("chat=%s session=%s started", self.chat_tag(inbound.chat_id), session.id)
         config = self._config(session.id)
         standing = await self._standing(session.id)
         node, asked = standing.node, standing.asked
@@ -272,7 +271,7 @@ class TurnSteps:
                 turn=handling.row,
                 safety=safety,
             ),
-            f"session={sid}" if sid else f"chat={chat_tag(chat_id)}",
+            f"session={sid}" if sid else f"chat={self.chat_tag(chat_id)}",
         )
         if sid is not None:
             if written:
@@ -359,7 +358,9 @@ class TurnSteps:
         await self._write_records(session_id, snapshot.values, "COMPLETED", turn)
         await self._prune_checkpoints(config)
         if "summary" in updates:
-            log.info("chat=%s session=%s summary amended", chat_tag(inbound.chat_id), session_id)
+            log.info(
+                "chat=%s session=%s summary amended", self.chat_tag(inbound.chat_id), session_id
+            )
         elif "proposed" not in updates:  # a question back, answered or noted: it is done
             reply.add(self.knowledge.message("session_completed", reply.lang))
         return True

@@ -3,8 +3,10 @@ inbox before the HTTP answer, so an acknowledged update survives a crash.
 
 Every request must carry Telegram's `X-Telegram-Bot-Api-Secret-Token` with INTAKE_WEBHOOK_SECRET
 (compared in constant time); anything else is refused with 403 and never touches the inbox.
-A body that is not an update gets 400 (Telegram does not retry it); a storage failure gets 500,
-so Telegram delivers the update again. Several processes may serve one URL behind a balancer
+A body that is not an update gets 400 (Telegram does not retry it): not JSON, too large, nested
+deeper than any update, not an object, or without an integer update id in the inbox's 64-bit
+range (bot/raw_updates.py); only a storage failure gets 500, so Telegram delivers the update
+again. Several processes may serve one URL behind a balancer
 on one PostgreSQL database: the inbox drops a second delivery, and the chat lock and the inbox
 order keep each chat's turns single and in order (bot/updates.py).
 """
@@ -12,17 +14,17 @@ order keep each chat's turns single and in order (bot/updates.py).
 from __future__ import annotations
 
 import hmac
-import json
 import logging
 from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from bot.raw_updates import MAX_BODY, NotAnUpdate, parse_update
+
 log = logging.getLogger(__name__)
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
-MAX_BODY = 1024 * 1024  # Telegram's updates are far smaller
 
 
 def webhook_path(url: str) -> str:
@@ -39,11 +41,11 @@ def make_app(path: str, secret: str, store: Any) -> web.Application:
             log.warning("webhook request without the right secret token; refused")
             return web.Response(status=403, text="forbidden")
         try:
-            raw = json.loads(await request.read())
-        except (ValueError, UnicodeDecodeError):
-            return web.Response(status=400, text="not JSON")
-        if not isinstance(raw, dict) or not isinstance(raw.get("update_id"), int):
-            return web.Response(status=400, text="not an update")
+            raw = parse_update(await request.read())
+        except web.HTTPRequestEntityTooLarge:  # over client_max_size, refused while read
+            return _refused("too large")
+        except NotAnUpdate as exc:
+            return _refused(str(exc))
         try:
             await store([raw])
         except Exception:  # noqa: BLE001 - not stored: Telegram must send it again
@@ -51,9 +53,16 @@ def make_app(path: str, secret: str, store: Any) -> web.Application:
             return web.Response(status=500, text="not stored")
         return web.Response(status=200, text="ok")
 
-    app = web.Application(client_max_size=MAX_BODY)
+    # One byte more than an update may have, so that parse_update itself says "too large".
+    app = web.Application(client_max_size=MAX_BODY + 1)
     app.router.add_post(path, receive)
     return app
+
+
+def _refused(reason: str) -> web.Response:
+    """400: Telegram gives the body up instead of sending it again and again."""
+    log.warning("webhook body refused: %s", reason)
+    return web.Response(status=400, text=reason)
 
 
 async def serve(app: web.Application, host: str, port: int) -> web.AppRunner:

@@ -135,14 +135,17 @@ class ChatTurn(SQLModel, table=True):
 class InboxUpdate(SQLModel, table=True):
     """Every inbound Telegram update, stored before it is confirmed; drops duplicates.
 
-    An update that could not be read or handled is set aside: `processed_at` is set (it is not
-    tried again), `failure` says why, and its payload is kept for an operator to look at.
+    The payload is kept only while the update is pending. An update that could not be read or
+    handled is set aside: `processed_at` is set (it is not tried again), `failure` says why,
+    and only what diagnosis needs stays (its id, chat, type, reason and times), never the
+    person's words: `/forget` deletes every row of the chat, set-aside ones included.
     """
 
     __table_args__ = (Index("ix_inboxupdate_chat_pending", "chat_id", "processed_at"),)
     update_id: int = Field(primary_key=True, sa_type=ID64)
     chat_id: int | None = Field(default=None, index=True, sa_type=ID64)
-    payload_json: str  # the update as Telegram sent it (ASCII JSON: any text can be stored)
+    payload_json: str  # pending: the update as sent (ASCII JSON: any text can be stored); "{}"
+    update_type: str | None = None  # message, callback_query, ... ("other": a kind unknown)
     received_at: datetime = Field(default_factory=utcnow)
     processed_at: datetime | None = Field(default=None, index=True)
     failure: str | None = None  # why it was set aside (unreadable, or the handler's error type)

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import BigInteger, Engine, bindparam, delete, func, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -155,18 +155,30 @@ async def set_offer(
 # --- inbox ---------------------------------------------------------------------------------
 
 
+class InboxEntry(NamedTuple):
+    """One update to store. With `failure`, it is stored set aside: processed, with the
+    reason, and without its payload (nothing the person wrote is kept for it)."""
+
+    update_id: int
+    chat_id: int | None
+    payload: dict[str, Any]
+    failure: str | None = None
+    update_type: str | None = None
+
+
 async def inbox_add_batch(
-    *, engine: AsyncEngine, updates: list[tuple[int, int | None, dict[str, Any], str | None]]
+    *, engine: AsyncEngine, updates: list[InboxEntry | tuple[Any, ...]]
 ) -> set[int]:
     """Store a getUpdates batch in one transaction before it is confirmed; return the new ids.
 
-    Each entry is (update_id, chat_id, payload, failure): an update that could not be read is
-    stored already set aside (processed, with the reason). Payloads are kept as ASCII JSON, so
-    any text Telegram sends (a lone surrogate included) can be stored and read back as it was.
+    Each entry is an `InboxEntry` (a plain tuple in its order will do). Payloads are kept as
+    ASCII JSON, so any text Telegram sends (a lone surrogate included) can be stored and read
+    back as it was.
     """
     if not updates:
         return set()
-    ids = [update_id for update_id, *_ in updates]
+    entries = [InboxEntry(*entry) for entry in updates]
+    ids = [entry.update_id for entry in entries]
     insert = _insert(engine, InboxUpdate)
 
     def store(conn: Any) -> set[int]:
@@ -174,16 +186,18 @@ async def inbox_add_batch(
         known = set(conn.execute(query).scalars())
         now = utcnow()
         new = {}
-        for update_id, chat_id, payload, failure in updates:
-            if update_id in known or update_id in new:
+        for entry in entries:
+            if entry.update_id in known or entry.update_id in new:
                 continue
-            new[update_id] = {
-                "update_id": update_id,
-                "chat_id": chat_id,
-                "payload_json": json.dumps(payload, ensure_ascii=True, sort_keys=True),
+            kept = {} if entry.failure else entry.payload
+            new[entry.update_id] = {
+                "update_id": entry.update_id,
+                "chat_id": entry.chat_id,
+                "payload_json": json.dumps(kept, ensure_ascii=True, sort_keys=True),
+                "update_type": entry.update_type,
                 "received_at": now,
-                "processed_at": now if failure else None,
-                "failure": failure,
+                "processed_at": now if entry.failure else None,
+                "failure": entry.failure[:200] if entry.failure else None,
             }
         if new:
             conn.execute(insert, list(new.values()))
@@ -196,7 +210,7 @@ async def inbox_add(
     *, engine: AsyncEngine, update_id: int, chat_id: int | None, payload: dict[str, Any]
 ) -> bool:
     """Store one inbound update before it is confirmed; False when it was stored already."""
-    stored = await inbox_add_batch(engine=engine, updates=[(update_id, chat_id, payload, None)])
+    stored = await inbox_add_batch(engine=engine, updates=[InboxEntry(update_id, chat_id, payload)])
     return update_id in stored
 
 
@@ -222,12 +236,13 @@ async def inbox_mark_processed(*, engine: AsyncEngine, update_id: int) -> None:
 
 
 async def inbox_mark_failed(*, engine: AsyncEngine, update_id: int, reason: str) -> None:
-    """Set an update aside: not tried again, its payload kept with the reason, for an operator."""
+    """Set an update aside: not tried again, the reason kept for an operator and the payload
+    (the person's words, name and phone number) dropped."""
     async with writing(engine) as db:
         await db.exec(
             update(InboxUpdate)
             .where(col(InboxUpdate.update_id) == update_id)
-            .values(processed_at=utcnow(), failure=reason[:200])
+            .values(processed_at=utcnow(), failure=reason[:200], payload_json="{}")
         )
         await db.commit()
 

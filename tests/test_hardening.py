@@ -443,6 +443,26 @@ async def test_an_update_with_a_lone_surrogate_is_stored_and_read_back_as_sent(
     assert json.loads(pending.payload_json) == payload
     [failed] = await repo.inbox_failed(engine=engine.records)
     assert (failed.update_id, failed.failure) == (6, "unreadable: KeyError")
+    assert failed.payload_json == "{}"  # set aside: nothing the person sent is kept
+
+
+async def test_an_update_set_aside_after_a_failed_turn_keeps_its_ids_not_its_words(
+    engine: Engine,
+) -> None:
+    words = "제 번호는 010-9876-5432예요"
+    payload = {"update_id": 11, "message": {"text": words, "chat": {"id": CHAT}}}
+    entry = repo.InboxEntry(11, CHAT, payload, update_type="message")
+    assert await repo.inbox_add_batch(engine=engine.records, updates=[entry]) == {11}
+    [pending] = await repo.inbox_pending(engine=engine.records)
+    assert json.loads(pending.payload_json) == payload  # kept while it may still be handled
+
+    await repo.inbox_mark_failed(engine=engine.records, update_id=11, reason="KeyError")
+
+    [failed] = await repo.inbox_failed(engine=engine.records)
+    assert (failed.chat_id, failed.update_type, failed.failure) == (CHAT, "message", "KeyError")
+    assert failed.payload_json == "{}" and failed.processed_at is not None
+    await repo.forget_chat(engine=engine.records, chat_id=CHAT)
+    assert await repo.inbox_failed(engine=engine.records) == []
 
 
 async def test_a_step_cut_short_between_its_checkpoint_and_its_question_is_finished(

@@ -198,6 +198,55 @@ async def test_a_database_of_the_previous_migration_is_upgraded_with_nothing_los
         await records.dispose()
 
 
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+async def test_0007_drops_the_words_of_updates_set_aside_and_gives_them_their_chat(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    if backend == "sqlite":
+        url, sync_url = None, f"sqlite:///{tmp_path / 'records.db'}"
+    else:
+        url = request.getfixturevalue("postgres_url")
+        sync_url = "postgresql+psycopg:" + url.split(":", 1)[1]
+    _upgrade_to(sync_url, "0006")
+    words = "제 번호는 010-9876-5432예요"
+    unreadable = {"update_id": 1, "message": {"date": "x", "chat": {"id": 42}, "text": words}}
+    pending = {"update_id": 3, "callback_query": {"from": {"id": 43}, "data": "a:x"}}
+    sync = create_engine(sync_url)
+    with sync.begin() as conn:
+        insert = text(
+            "insert into inboxupdate (update_id, chat_id, payload_json, received_at,"
+            " processed_at, failure) values (:id, :chat, :payload, '2026-11-01', :done, :why)"
+        )
+        for update_id, chat, payload, done, why in [
+            (1, None, unreadable, "2026-11-01", "unreadable: TypeError"),  # no chat column
+            (2, 42, {"update_id": 2, "message": {"text": words}}, "2026-11-01", "KeyError"),
+            (3, 43, pending, None, None),
+            (4, 42, {}, "2026-11-01", None),  # processed: its payload went already
+        ]:
+            values = {"id": update_id, "chat": chat, "payload": json.dumps(payload)}
+            conn.execute(insert, {**values, "done": done, "why": why})
+    sync.dispose()
+
+    records = await create_records_engine(tmp_path, url)  # start-up: 0007 runs
+    try:
+        async with records.connect() as conn:
+            rows = await conn.execute(
+                text("select update_id, chat_id, update_type, payload_json from inboxupdate")
+            )
+            found = {r[0]: r[1:] for r in rows}
+        assert found == {
+            1: (42, "message", "{}"),
+            2: (42, "message", "{}"),
+            3: (43, "callback_query", json.dumps(pending)),  # pending: still to be handled
+            4: (42, None, "{}"),
+        }
+        await repo.forget_chat(engine=records, chat_id=42)
+        assert [r.update_id for r in await repo.inbox_pending(engine=records)] == [3]
+        assert await repo.inbox_failed(engine=records) == []
+    finally:
+        await records.dispose()
+
+
 async def test_a_chat_lock_holds_across_engines_and_only_for_its_chat(postgres_url: str, tmp_path):
     first = await create_records_engine(tmp_path, postgres_url)
     second = await create_records_engine(tmp_path, postgres_url)

@@ -7,7 +7,9 @@ the fake Bot API over HTTP.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
+import time
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -15,6 +17,7 @@ from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.ext import CallbackQueryHandler
 
 from bot.engine import Engine, Reply
+from bot.sending import SEND_ATTEMPTS
 from bot.telegram_app import (
     TELEGRAM_TEXT_LIMIT,
     on_button,
@@ -342,3 +345,76 @@ async def test_a_failed_typing_indicator_does_not_stop_the_work(fake: FakeBotApi
     assert done
     refused = [e for e in fake.errors if e[0] == "sendChatAction"]
     assert len(refused) >= 2  # refused, and tried again at the next renewal
+
+
+# --- sending: a slow or refused-for-now send is tried again ----------------------------------
+
+QUICK_TIMEOUT = 0.5  # seconds: python-telegram-bot's 5 s, shortened so the tests stay quick
+
+
+@pytest.fixture
+async def impatient_bot(fake: FakeBotApi) -> AsyncIterator[Bot]:
+    """A bot that gives up on a request after QUICK_TIMEOUT, as the product's does after 5 s."""
+    async with Bot(
+        fake.token,
+        base_url=f"{fake.url}/bot",
+        request=LoopbackOnlyRequest(read_timeout=QUICK_TIMEOUT),
+        get_updates_request=LoopbackOnlyRequest(),
+    ) as plain_bot:
+        yield plain_bot
+
+
+def two_messages() -> Reply:
+    reply = Reply()
+    reply.add("접수되었어요.")
+    reply.add("돈을 언제 돌려받기로 하셨나요?", [{"label": "몰라요", "data": "a:unknown"}])
+    return reply
+
+
+async def test_a_send_slower_than_the_time_out_is_tried_again_and_arrives_once(
+    fake: FakeBotApi, impatient_bot: Bot
+) -> None:
+    fake.slow_down("sendMessage", QUICK_TIMEOUT * 3)  # the first attempt only
+
+    assert await send_reply(impatient_bot, CHAT, two_messages(), tag="t1") is True
+
+    assert [m["text"] for m in fake.messages(CHAT)] == [
+        "접수되었어요.",
+        "돈을 언제 돌려받기로 하셨나요?",
+    ]
+    assert len(fake.calls_to("sendMessage")) == 3  # one given up, tried again, then the next
+    assert [method for method, _ in fake.abandoned] == ["sendMessage"]
+
+
+async def test_flood_control_is_waited_out_for_as_long_as_telegram_asks(
+    fake: FakeBotApi, impatient_bot: Bot
+) -> None:
+    fake.flood_control("sendMessage", retry_after=1, times=2)
+    started = time.monotonic()
+
+    assert await send_reply(impatient_bot, CHAT, two_messages()) is True
+
+    assert time.monotonic() - started >= 2.0  # RetryAfter 1 s, twice
+    assert len(fake.calls_to("sendMessage")) == 4
+    assert [m["text"] for m in fake.messages(CHAT)][0] == "접수되었어요."
+
+
+async def test_a_send_that_keeps_failing_is_given_up_logged_without_text_and_not_raised(
+    fake: FakeBotApi, impatient_bot: Bot, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake.flood_control("sendMessage", retry_after=1, times=SEND_ATTEMPTS)
+    with caplog.at_level(logging.INFO):
+        assert await send_reply(impatient_bot, CHAT, two_messages(), tag="t1") is False
+
+    assert len(fake.calls_to("sendMessage")) == SEND_ATTEMPTS  # the second message never tried
+    assert fake.messages(CHAT) == []
+    [given_up] = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert given_up.getMessage().startswith("chat=t1 reply not delivered: sendMessage failed")
+    assert "RetryAfter" in given_up.getMessage()
+    assert "접수" not in caplog.text and str(CHAT) not in caplog.text
+
+
+async def test_a_refused_send_is_not_tried_again(fake: FakeBotApi, impatient_bot: Bot) -> None:
+    stranger = CHAT + 1  # never wrote to the bot: "chat not found", which no retry changes
+    assert await send_reply(impatient_bot, stranger, two_messages()) is False
+    assert len(fake.calls_to("sendMessage")) == 1

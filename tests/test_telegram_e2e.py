@@ -269,6 +269,45 @@ async def test_duplicate_update_is_processed_once_and_bursts_are_answered_in_ord
     conn.close()
 
 
+@pytest.mark.slow
+async def test_a_reply_slower_than_5_s_is_sent_again_and_its_turn_runs_once(
+    fake: FakeBotApi, tmp_path: Path, knowledge
+) -> None:
+    data = tmp_path / "data"
+    bot = Bot(fake, data)
+    await bot.start()
+    fake.push_text(CHAT, "안녕하세요")
+    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"), timeout=60)
+
+    # Telegram is slow: the first sendMessage of the next reply takes longer than
+    # python-telegram-bot's 5 s. The turn has changed the intake by then.
+    fake.slow_down("sendMessage", 6.0)
+    described = fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    question = knowledge.k2.field("LOAN", "repayment_date").question.ko
+    await wait_text(fake, CHAT, question, timeout=40)
+    _, failure = await wait_processed(fake, data, described)
+
+    assert failure is None  # handled, not set aside
+    assert [method for method, _ in fake.abandoned] == ["sendMessage"]  # the one given up
+    replies = texts(fake, CHAT)
+    assert knowledge.message("error", "ko") not in replies  # nobody is asked to try again
+    assert sum(question in text for text in replies) == 1
+    # The intake goes on from where that turn left it.
+    seen = len(fake.messages(CHAT))
+    fake.push_text(CHAT, "올해 6월")
+    await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence").question.ko, after=seen)
+    await bot.stop()
+    with sqlite3.connect(data / "records.db") as conn:
+        turns = conn.execute(
+            "select count(*) from chatturn where input_id = ?", (str(described),)
+        ).fetchone()
+        moves = conn.execute("select from_state, to_state from statetransition").fetchall()
+        amount = conn.execute("select value_json from casefact where key = 'amount'").fetchall()
+    assert turns == (1,)  # the turn ran once
+    assert len(moves) == len(set(moves))  # no state change applied twice
+    assert amount == [("3000000",)]
+
+
 def test_split_text_keeps_every_character_and_the_limit() -> None:
     paragraph = "가나다라 마바사 " * 300
     text = "\n\n".join([paragraph] * 4)

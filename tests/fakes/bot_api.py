@@ -8,6 +8,9 @@ and descriptions so the bot's error paths run as they would in production.
 After ``setWebhook`` the fake delivers updates as Telegram does: an HTTP POST of each update to
 the webhook URL (or, round robin, to ``FakeBotApi.webhook_targets``), kept and retried until the
 bot answers 2xx; ``getUpdates`` then answers 409 until ``deleteWebhook``.
+
+``slow_down`` and ``flood_control`` make the next calls of a method slow (a client that gives up
+first leaves it undone) or refused with 429 and ``retry_after``, as a busy Telegram does.
 """
 
 from __future__ import annotations
@@ -100,12 +103,16 @@ _COMMAND_RE = re.compile(r"[a-z0-9_]{1,32}")
 
 
 class BotApiError(Exception):
-    """An error answer of the Bot API: ``{"ok": false, "error_code", "description"}``."""
+    """An error answer of the Bot API: ``{"ok": false, "error_code", "description"}``, with
+    ``parameters`` (e.g. ``retry_after``) when the real API gives them."""
 
-    def __init__(self, description: str, error_code: int = 400) -> None:
+    def __init__(
+        self, description: str, error_code: int = 400, parameters: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(description)
         self.description = description
         self.error_code = error_code
+        self.parameters = parameters
 
 
 @dataclass
@@ -378,6 +385,9 @@ class FakeBotApi:
         self._closing = False
         self._runner: web.AppRunner | None = None
         self._guarded_requests: list[LoopbackOnlyRequest] = []
+        # Test hooks (slow_down, flood_control): method -> what its next calls meet, in order.
+        self._hold_ups: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        self.abandoned: list[tuple[str, dict[str, Any]]] = []  # slowed calls whose client left
         self._methods: dict[str, tuple[str, Callable[[dict[str, Any]], Any]]] = {
             name.lower(): (name, handler)
             for name, handler in [
@@ -477,6 +487,20 @@ class FakeBotApi:
         self.calls.append((canonical, params))
         if handler is None:
             return self._error(canonical, params, BotApiError("Not Found", 404))
+        hold_up = self._hold_ups[canonical.lower()]
+        kind, value = hold_up.pop(0) if hold_up else ("", 0.0)
+        if kind == "flood":
+            seconds = int(value)
+            error = BotApiError(
+                f"Too Many Requests: retry after {seconds}", 429, {"retry_after": seconds}
+            )
+            return self._error(canonical, params, error)
+        if kind == "slow":
+            try:  # a client that gives up first closes the connection: the call is cancelled
+                await asyncio.sleep(value)
+            except asyncio.CancelledError:
+                self.abandoned.append((canonical, params))
+                raise
         try:
             result = handler(params)
             if asyncio.iscoroutine(result):
@@ -487,7 +511,7 @@ class FakeBotApi:
 
     def _error(self, method: str, params: dict[str, Any], error: BotApiError) -> web.Response:
         self.errors.append((method, params, error.description))
-        return _error_response(error.error_code, error.description)
+        return _error_response(error.error_code, error.description, error.parameters)
 
     async def _handle_download(self, request: web.Request) -> web.Response:
         path = request.match_info["file_path"]
@@ -1368,6 +1392,19 @@ class FakeBotApi:
                     file_size=file_fields.get("file_size") or 1024,
                 )
 
+    # ---------------------------------------------------------------- slow and refused calls
+
+    def slow_down(self, method: str, seconds: float, *, times: int = 1) -> None:
+        """The next ``times`` calls of ``method`` wait ``seconds`` before they are carried out,
+        as a congested Telegram does. A client that gives up first (its read time-out) closes
+        the connection and the call is never carried out (it lands in ``abandoned``)."""
+        self._hold_ups[method.lower()] += [("slow", seconds)] * times
+
+    def flood_control(self, method: str, retry_after: int, *, times: int = 1) -> None:
+        """The next ``times`` calls of ``method`` are refused as Telegram's flood control does:
+        429 "Too Many Requests: retry after N" with ``parameters.retry_after``."""
+        self._hold_ups[method.lower()] += [("flood", float(retry_after))] * times
+
     # ---------------------------------------------------------------- reading what the bot did
 
     def messages(self, chat_id: int) -> list[dict[str, Any]]:
@@ -1529,8 +1566,12 @@ def _dumps(obj: Any) -> str:
     return text
 
 
-def _error_response(code: int, description: str) -> web.Response:
-    body = {"ok": False, "error_code": code, "description": description}
+def _error_response(
+    code: int, description: str, parameters: dict[str, Any] | None = None
+) -> web.Response:
+    body: dict[str, Any] = {"ok": False, "error_code": code, "description": description}
+    if parameters:
+        body["parameters"] = parameters
     return web.json_response(body, status=code, dumps=_dumps)
 
 
