@@ -1,4 +1,5 @@
-"""Small text utilities shared by the graphs: Korean lemmas, language guess, nonsense check."""
+"""Small text utilities shared by the graphs: sentences, Korean lemmas, language guess,
+nonsense check."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from knowledge.korean import get_kiwi
 _KEPT_TAGS = frozenset(
     {"NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "VX", "VCN", "MAG", "XR", "SN", "SH"}
 )
+# Where a sentence ends: after . ! ? (and their full-width forms), at a line break, or after a
+# Korean sentence ending (요, 죠, 까, 니다) followed by a space, as chats leave out the full stop
+# (not any 다: "이거 다 갚아야돼요" is one sentence).
+_SENTENCE_END = re.compile(r"(?<=[?？!.。])\s*|\n+|(?:(?<=[요죠까])|(?<=니다))\s+(?=\S)")
 _LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
 _HANGUL_ANY = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e]")
@@ -25,6 +30,11 @@ _KEYBOARD_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _MEANINGFUL_JAMO = frozenset({"ㅇㅇ", "ㅇㅋ", "ㄴㄴ", "ㅇㅇㅇ", "ㅇㅋㅇㅋ"})
 # Syllables of written laughter ("하하", "크크크", "키킥"); repeated "네네" is a real answer.
 _LAUGHTER_SYLLABLES = frozenset("하핳호히헤흐크킄킥키캬푸풉")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a message as people write them in a chat, stripped, empty ones left out."""
+    return [s for s in (part.strip() for part in _SENTENCE_END.split(text)) if s]
 
 
 def valid_unicode(text: str) -> str:

@@ -18,7 +18,7 @@ from langgraph.types import interrupt
 from graphs.common.context import Context
 from graphs.common.intents import answer_question, declines_types, read_intent
 from graphs.common.normalize import parse_yes_no
-from graphs.common.text import detect_lang, is_meaningless
+from graphs.common.text import detect_lang, is_meaningless, sentences
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import (
@@ -774,7 +774,6 @@ def converse(
 
 # Where a sentence ends: punctuation, a line break, or a Korean sentence ending (요, 죠, 까)
 # before more words (not 다, which is also "all": "이거 다 갚아야돼요") ("끝이에요 이거 소송하면 이길 수 있어요?").
-_SENTENCE_END = re.compile(r"(?<=[?？!.。])\s*|\n+|(?<=[요죠까])\s+(?=\S)")
 # A sentence that asks, by its ending and mark ("남은 돈은 안 갚아도 되는거 맞죠?", "can I sue?").
 _ASKS = re.compile(r"(?:[요죠까니나냐지야어]|[a-z])\s*[?？]+\s*$", re.I)
 
@@ -794,7 +793,7 @@ def asked_along(
     message, which is the description as well)."""
     messages, listed = [], list(questions)
     known = {q["text"] for q in listed}
-    for sentence in (s.strip() for s in _SENTENCE_END.split(text)):
+    for sentence in sentences(text):
         if not sentence or (sentence == text.strip() and not whole) or sentence in known:
             continue
         intent = read_intent(sentence, kn)

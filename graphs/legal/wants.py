@@ -11,12 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from graphs.common.text import sentences
 from knowledge.loader import Knowledge
 
 FIELD = "desired_outcome"
 MAX_CHARS = 400  # of all wishes kept together
 SENTENCE_CHARS = 200  # a longer "sentence" is a whole account, not a wish
-_SENTENCES = re.compile(r"(?<=[?？!.。])\s*|\n+|(?<=[요죠다])\s+(?=\S)")
 _QUESTION = re.compile(r"[?？]\s*$")
 _HANGUL = re.compile(r"[가-힣]")
 
@@ -27,8 +27,8 @@ def wishes(kn: Knowledge, text: str) -> list[str]:
     cues = [*map(_squeezed, lex.wants.get("ko", [])), *(c.lower() for c in lex.wants.get("en", []))]
     nots = [_squeezed(n) if _HANGUL.search(n) else n.lower() for n in lex.wants_not]
     found = []
-    for sentence in (s.strip() for s in _SENTENCES.split(text)):
-        if not sentence or len(sentence) > SENTENCE_CHARS or _QUESTION.search(sentence):
+    for sentence in sentences(text):
+        if len(sentence) > SENTENCE_CHARS or _QUESTION.search(sentence):
             continue
         lowered = " ".join(sentence.lower().split())
         # Korean is matched without spaces: "받고싶어요" and "받고 싶어요" alike
