@@ -19,6 +19,7 @@ from telegram.ext import CallbackQueryHandler
 from bot.engine import Engine, Reply
 from bot.sending import SEND_ATTEMPTS
 from bot.telegram_app import (
+    CONTEXT_TYPES,
     TELEGRAM_TEXT_LIMIT,
     on_button,
     send_reply,
@@ -293,8 +294,8 @@ async def test_pressing_a_button_under_a_full_length_question_removes_the_keyboa
     # The ✔ mark would push the question over the limit: only the keyboard is removed.
     question = "가" * (TELEGRAM_TEXT_LIMIT - 2)
     sent = await bot.send_message(CHAT, question, reply_markup=YES_NO)
-    application = fake.application_builder().build()
-    application.bot_data["engine"] = engine
+    application = fake.application_builder().context_types(CONTEXT_TYPES).build()
+    application.bot_data.engine = engine
     application.add_handler(CallbackQueryHandler(on_button))
     errors: list[object] = []
 
