@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import WAIT
+
 INTAKE_BOT = Path(sys.executable).parent / "intake-bot"
 
 
@@ -21,7 +23,7 @@ def run_chat(data_dir: Path, lines: list[str], *extra: str) -> list[dict]:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=WAIT,
         check=True,
     )
     out = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -68,6 +70,7 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
         capture_output=True,
         text=True,
         env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)},
+        timeout=WAIT,
         check=True,
     )
     rows = json.loads(exported.stdout)
@@ -79,6 +82,7 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
         check=True,
         env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)},
         capture_output=True,
+        timeout=WAIT,
     )
     assert "LOAN" in md.read_text(encoding="utf-8")
 
@@ -91,7 +95,7 @@ def run_chat_bytes(data_dir: Path, payload: bytes, *extra: str) -> tuple[list[di
         input=payload,
         capture_output=True,
         env=env,
-        timeout=120,
+        timeout=WAIT,
     )
     stderr = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 0, stderr

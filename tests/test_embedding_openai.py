@@ -20,6 +20,7 @@ from knowledge.embedding_openai import (
     embedding_from_env,
 )
 from tests.fakes.openai_api import FakeOpenAI
+from tests.support import WAIT
 
 MODEL = "text-embedding-fake"
 API_KEY = "sk-test-secret-123"
@@ -35,7 +36,7 @@ def fake() -> Iterator[FakeOpenAI]:
 
 def embedding(fake: FakeOpenAI, **options: object) -> OpenAICompatibleEmbedding:
     """An embedding function on the fake that fails at once instead of retrying."""
-    options = {"api_key": API_KEY, "timeout": 5.0, "max_retries": 0, **options}
+    options = {"api_key": API_KEY, "timeout": WAIT, "max_retries": 0, **options}
     return OpenAICompatibleEmbedding(fake.url, MODEL, **options)  # type: ignore[arg-type]
 
 

@@ -15,6 +15,7 @@ from bot.config import Settings
 from bot.telegram_app import run_bot
 from bot.webhook import SECRET_HEADER
 from tests.fakes.bot_api import FakeBotApi
+from tests.support import WAIT
 
 SECRET = "s3cret_token-1"
 CHAT = 6001
@@ -76,12 +77,10 @@ async def test_webhook_checks_the_secret_stores_before_answering_and_replies(
         task = asyncio.create_task(run_bot(settings, stop, webhook=True))
         url = f"http://127.0.0.1:{port}/hook/{port}"
         try:
-            async with httpx.AsyncClient(timeout=10) as client:
-                for _ in range(1200):  # the engine opens (the index is built), then it listens
-                    assert not task.done(), task.exception()
-                    if fake.webhook is not None:
-                        break
-                    await asyncio.sleep(0.1)
+            async with httpx.AsyncClient(timeout=WAIT) as client:
+                # The engine opens, then the bot listens and sets its webhook.
+                await fake.wait_for(lambda: fake.webhook is not None or task.done(), what="hook")
+                assert not task.done(), task.exception()
                 assert fake.webhook == {"url": settings.intake_webhook_url, "secret_token": SECRET}
 
                 # No secret, or a wrong one: refused, nothing stored.
@@ -107,7 +106,6 @@ async def test_webhook_checks_the_secret_stores_before_answering_and_replies(
                         knowledge.message("ask_description", "ko") in (m.get("text") or "")
                         for m in fake.messages(CHAT)
                     ),
-                    20,
                     what="the greeting",
                 )
                 # The same update delivered twice: processed once.
@@ -118,9 +116,9 @@ async def test_webhook_checks_the_secret_stores_before_answering_and_replies(
                     )
                     assert again.status_code == 200
                 await fake.wait_for(
-                    lambda: (inbox(data).get(12) or (None,))[0] is not None, 20, what="processed"
+                    lambda: (inbox(data).get(12) or (None,))[0] is not None, what="processed"
                 )
-                await asyncio.sleep(0.3)
+                await asyncio.sleep(0.3)  # time for a second turn, were the duplicate taken
             with sqlite3.connect(data / "records.db") as db:
                 turns = db.execute(
                     "select count(*) from chatturn where input_id = '12'"
@@ -128,4 +126,4 @@ async def test_webhook_checks_the_secret_stores_before_answering_and_replies(
             assert turns == 1
         finally:
             stop.set()
-            await asyncio.wait_for(task, 20)
+            await asyncio.wait_for(task, WAIT)
