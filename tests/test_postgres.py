@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from db.engine import create_records_engine
 from db.locks import ChatLocks
 from db.migrate import config, head
 from db.models import CaseFact, ChatSession
+from knowledge.kb import KnowledgeBase
 from tests.support import WAIT
 
 NOW = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)
@@ -291,7 +293,10 @@ def _message(update_id: int, text_: str) -> dict:
     }
 
 
-def _webhook_process(fake, data_dir: Path, url: str, port: int, **extra: str) -> subprocess.Popen:
+def _webhook_process(
+    fake, kb: KnowledgeBase, data_dir: Path, url: str, port: int, **extra: str
+) -> subprocess.Popen:
+    """`intake-bot run --webhook` on a copy of the session's index (start-up only checks it)."""
     env = {
         **os.environ,
         "INTAKE_DATA_DIR": str(data_dir),
@@ -305,7 +310,7 @@ def _webhook_process(fake, data_dir: Path, url: str, port: int, **extra: str) ->
         "NO_PROXY": "127.0.0.1,localhost",
         **extra,
     }
-    data_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(kb.index.path, data_dir / "index")
     with (data_dir / "bot.log").open("ab") as log:
         return subprocess.Popen(
             [str(INTAKE_BOT), "run", "--webhook"], env=env, stdout=subprocess.DEVNULL, stderr=log
@@ -314,7 +319,7 @@ def _webhook_process(fake, data_dir: Path, url: str, port: int, **extra: str) ->
 
 @pytest.mark.slow
 async def test_two_processes_keep_a_chat_in_order_and_finish_what_a_killed_one_left(
-    postgres_url: str, tmp_path: Path, knowledge
+    postgres_url: str, tmp_path: Path, knowledge, kb: KnowledgeBase
 ) -> None:
     """A chat's messages reach two webhook processes on one database. The first process dies
     (SIGKILL, INTAKE_FAILPOINT) mid-turn on an update it had acknowledged; the chat's next
@@ -327,9 +332,9 @@ async def test_two_processes_keep_a_chat_in_order_and_finish_what_a_killed_one_l
     ports = [_free_port(), _free_port()]
     async with FakeBotApi() as fake:
         first = _webhook_process(
-            fake, tmp_path / "a", postgres_url, ports[0], INTAKE_FAILPOINT="after_graph:2"
+            fake, kb, tmp_path / "a", postgres_url, ports[0], INTAKE_FAILPOINT="after_graph:2"
         )
-        second = _webhook_process(fake, tmp_path / "b", postgres_url, ports[1])
+        second = _webhook_process(fake, kb, tmp_path / "b", postgres_url, ports[1])
         try:
             async with httpx.AsyncClient(timeout=WAIT) as client:
 

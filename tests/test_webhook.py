@@ -4,6 +4,7 @@ Bot API. Updates are POSTed here as Telegram would, with its secret-token header
 from __future__ import annotations
 
 import asyncio
+import shutil
 import socket
 import sqlite3
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from bot.config import Settings
 from bot.telegram_app import run_bot
 from bot.webhook import SECRET_HEADER
+from knowledge.kb import KnowledgeBase
 from tests.fakes.bot_api import FakeBotApi
 from tests.support import WAIT
 
@@ -58,10 +60,11 @@ def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.slow
 async def test_webhook_checks_the_secret_stores_before_answering_and_replies(
-    tmp_path: Path, knowledge
+    tmp_path: Path, knowledge, kb: KnowledgeBase
 ) -> None:
     port = free_port()
     data = tmp_path / "data"
+    shutil.copytree(kb.index.path, data / "index")  # as after `intake-bot kb build`
     async with FakeBotApi() as fake:
         settings = Settings(
             intake_data_dir=data,
