@@ -1,4 +1,10 @@
-"""Shared fixtures: the packaged knowledge, the rules brain, a fixed clock, an engine on temp files."""
+"""Shared fixtures: the packaged knowledge, the rules brain, a fixed clock, an engine on temp files.
+
+Which tests are `slow` (`bash scripts/test.sh --fast` leaves them out): every test that starts a
+process or a server, and the heavy sets. Tests using a fixture that starts a server are marked
+here, by fixture; the others carry the mark in their module. A test without the mark that starts
+a process or a server fails.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,12 @@ import importlib.metadata
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -22,6 +30,17 @@ from knowledge.kb import KnowledgeBase, open_index
 from knowledge.loader import Knowledge, default_knowledge
 
 ROOT = Path(__file__).resolve().parent.parent
+# Fixtures that start a server, directly or through a fixture they use: PostgreSQL, and `fake`,
+# the fake Bot API or OpenAI-compatible server on 127.0.0.1 of the modules that have one (the
+# index tests call theirs `fake_server`). A test using one is `slow`.
+SERVER_FIXTURES = frozenset({"postgres_server", "fake", "fake_server"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -40,6 +59,25 @@ def no_outside_network(monkeypatch: pytest.MonkeyPatch) -> None:
         return real_connect(self, address)
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture(autouse=True)
+def fast_tests_start_nothing(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test not marked slow that starts a process or a server fails, saying so: the fast lane
+    (`-m "not slow"`) stays free of them."""
+    if request.node.get_closest_marker("slow"):
+        return
+
+    def refuse(what: str) -> Callable[..., NoReturn]:
+        def refused(*_args: object, **_kwargs: object) -> NoReturn:
+            raise RuntimeError(f"this test starts {what}: mark it slow (tests/conftest.py)")
+
+        return refused
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse("a process"))
+    monkeypatch.setattr(socket.socket, "listen", refuse("a server"))
 
 
 @pytest.fixture(scope="session")

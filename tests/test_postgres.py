@@ -151,7 +151,10 @@ def _upgrade_to(url: str, revision: str) -> None:
     engine.dispose()
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize(
+    "backend",
+    ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)],  # starts a server
+)
 async def test_a_database_of_the_previous_migration_is_upgraded_with_nothing_lost(
     backend: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
