@@ -1,12 +1,25 @@
-"""Shared fixtures: the packaged knowledge, the rules brain, a fixed clock, an engine on temp files."""
+"""Shared fixtures: the packaged knowledge, the rules brain, a fixed clock, an engine on temp files.
+
+Which tests are `slow` (`bash scripts/test.sh --fast` leaves them out): every test that starts a
+process or a server, and the heavy sets. Tests using a fixture that starts a server are marked
+here, by fixture; the others carry the mark in their module. A test without the mark that starts
+a process or a server fails.
+"""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import importlib.metadata
 import os
+import shutil
 import socket
+import subprocess
+import sys
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -15,6 +28,19 @@ from bot.engine import Engine
 from graphs.legal.rules_brain import RulesBrain
 from knowledge.kb import KnowledgeBase, open_index
 from knowledge.loader import Knowledge, default_knowledge
+
+ROOT = Path(__file__).resolve().parent.parent
+# Fixtures that start a server, directly or through a fixture they use: PostgreSQL, and `fake`,
+# the fake Bot API or OpenAI-compatible server on 127.0.0.1 of the modules that have one (the
+# index tests call theirs `fake_server`). A test using one is `slow`.
+SERVER_FIXTURES = frozenset({"postgres_server", "fake", "fake_server"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +61,25 @@ def no_outside_network(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket.socket, "connect", guarded)
 
 
+@pytest.fixture(autouse=True)
+def fast_tests_start_nothing(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test not marked slow that starts a process or a server fails, saying so: the fast lane
+    (`-m "not slow"`) stays free of them."""
+    if request.node.get_closest_marker("slow"):
+        return
+
+    def refuse(what: str) -> Callable[..., NoReturn]:
+        def refused(*_args: object, **_kwargs: object) -> NoReturn:
+            raise RuntimeError(f"this test starts {what}: mark it slow (tests/conftest.py)")
+
+        return refused
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", refuse("a process"))
+    monkeypatch.setattr(socket.socket, "listen", refuse("a server"))
+
+
 @pytest.fixture(scope="session")
 def knowledge() -> Knowledge:
     return default_knowledge()
@@ -46,9 +91,50 @@ def brain(knowledge: Knowledge) -> RulesBrain:
 
 
 @pytest.fixture(scope="session")
-def kb(knowledge: Knowledge, tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    """One knowledge index (Chroma + BM25 on disk) for the session's engines."""
-    return KnowledgeBase(knowledge, open_index(tmp_path_factory.mktemp("kb"), knowledge))
+def kb(
+    knowledge: Knowledge, tmp_path_factory: pytest.TempPathFactory, pytestconfig: pytest.Config
+) -> KnowledgeBase:
+    """One knowledge index (Chroma + BM25 on disk) for the session's engines: a copy of the index
+    built for this knowledge package and these installed packages, kept in pytest's cache
+    (`.pytest_cache/`, inside the repository). A full build embeds every document, about 40 s of
+    CPU, which each xdist worker paid at every run; `pytest --cache-clear` builds it afresh.
+    (Building itself is tested in test_index.py and test_kb_cli.py.)"""
+    data_dir = tmp_path_factory.mktemp("kb")
+    cache = getattr(pytestconfig, "cache", None)  # None under -p no:cacheprovider
+    if cache is not None:
+        copy_built_index(cache.mkdir("knowledge-index"), knowledge, data_dir / "index")
+    return KnowledgeBase(knowledge, open_index(data_dir, knowledge))
+
+
+def copy_built_index(root: Path, knowledge: Knowledge, target: Path) -> None:
+    """Copy the index built for `index_key()` under `root` to `target`, building it first when
+    it is not there. One process at a time: the first xdist worker builds, the other waits."""
+    key = index_key()
+    with (root / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = root / key
+        if not built.is_dir():
+            for old in root.iterdir():  # indexes of earlier code or packages
+                if old.is_dir():
+                    shutil.rmtree(old)
+            partial = root / f"{key}.partial"
+            open_index(partial, knowledge).close()
+            partial.rename(built)  # whole, or not there at all
+        shutil.copytree(built / "index", target)
+
+
+def index_key() -> str:
+    """What the packaged index is made from: the knowledge package, code and data (it imports
+    nothing else of the project, test_layers.py), and every installed distribution's version."""
+    digest = hashlib.sha256(sys.version.encode())
+    for path in sorted((ROOT / "knowledge").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    for dist in sorted(
+        f"{d.metadata['Name']}=={d.version}" for d in importlib.metadata.distributions()
+    ):
+        digest.update(dist.encode() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 @pytest.fixture

@@ -37,9 +37,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -50,10 +52,11 @@ from zoneinfo import ZoneInfo
 
 import yaml
 
+from tests.support import BUILD_WAIT, WAIT
+
 CONVERSATIONS = Path(__file__).resolve().parent / "conversations"
 ZONE = ZoneInfo("Asia/Seoul")
 MAX_TURNS = 40
-READ_TIMEOUT = 60.0  # seconds for one reply (the first start builds the index)
 HOTLINE = re.compile(r"(?<!\d)(112|119|1366|109)(?!\d)")
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 UNKNOWN = {"ko": "잘 모르겠어요", "en": "I don't know"}
@@ -127,15 +130,28 @@ class Console:
             env=env,
             cwd=cwd,
         )
+        # Output lines arrive through a thread, so a reply is awaited with a limit (WAIT):
+        # a console that hangs fails its conversation instead of the whole run.
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, name="console-out", daemon=True).start()
 
-    def send(self, line: str | dict[str, Any]) -> dict[str, Any]:
-        """Send one line (text, or a JSON object) and read the one reply line."""
+    def _read(self) -> None:
+        assert self.proc.stdout
+        for out in self.proc.stdout:
+            self._lines.put(out)
+        self._lines.put("")  # the console ended
+
+    def send(self, line: str | dict[str, Any], wait: float = WAIT) -> dict[str, Any]:
+        """Send one line (text, or a JSON object) and wait for the one reply line."""
         raw = json.dumps(line, ensure_ascii=False) if isinstance(line, dict) else line
-        assert self.proc.stdin and self.proc.stdout
+        assert self.proc.stdin
         self.proc.stdin.write(raw.replace("\n", " ") + "\n")
         self.proc.stdin.flush()
         start = time.monotonic()
-        out = self.proc.stdout.readline()
+        try:
+            out = self._lines.get(timeout=wait)
+        except queue.Empty:
+            raise RuntimeError(f"no reply within {wait:.0f}s (INTAKE_TEST_WAIT)") from None
         if not out:
             raise RuntimeError(f"console ended after {time.monotonic() - start:.1f}s")
         return json.loads(out)
@@ -144,7 +160,7 @@ class Console:
         if self.proc.stdin:
             self.proc.stdin.close()
         try:
-            self.proc.wait(READ_TIMEOUT)
+            self.proc.wait(WAIT)
         except subprocess.TimeoutExpired:
             self.proc.kill()
 
@@ -273,7 +289,7 @@ def _facts_by_chat(command: list[str], data_dir: Path, cwd: Path) -> dict[int, d
         text=True,
         env=env,
         cwd=cwd,
-        timeout=120,
+        timeout=WAIT,
         check=True,
     ).stdout
     rows = json.loads(out) if out.strip().startswith("[") else []
@@ -318,7 +334,7 @@ def run(
     data_dir.mkdir(parents=True, exist_ok=True)
     today = datetime.now(ZONE).date()
     warm = Console(command, data_dir, 999_999, cwd)  # builds the index once, before the pool
-    warm.send({"command": "/status"})
+    warm.send({"command": "/status"}, wait=BUILD_WAIT)
     warm.close()
 
     def play(item: tuple[int, dict[str, Any]]) -> Score:

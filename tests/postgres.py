@@ -20,9 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support import WAIT
+
 SUPERUSER = "intake"
 RUN_AS = ("postgres", "intakepg")  # non-root users to run the server as, first that exists
-START_TIMEOUT = 60
 
 
 def find_postgres(search_path: str | None = None) -> Path | None:
@@ -91,7 +92,9 @@ class PostgresServer:
         command = [str(self.bin / args[0]), *args[1:]]
         if self.user is not None:
             command = ["runuser", "-u", self.user, "--", *command]
-        return subprocess.run(command, check=True, capture_output=True, text=True, cwd=self.root)
+        return subprocess.run(
+            command, check=True, capture_output=True, text=True, cwd=self.root, timeout=WAIT
+        )
 
     def start(self) -> PostgresServer:
         if self.user is not None:
@@ -102,8 +105,9 @@ class PostgresServer:
             f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
         )
+        # -w: pg_ctl returns once the server accepts connections (at most WAIT seconds).
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.root / "server.log"), "-w",
-                  "-t", str(START_TIMEOUT), "-o", options, "start")  # fmt: skip
+                  "-t", str(int(WAIT)), "-o", options, "start")  # fmt: skip
         self.started = True
         return self
 
@@ -122,7 +126,7 @@ class PostgresServer:
         if self.started:
             try:
                 self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
-            except subprocess.CalledProcessError:
+            except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
                 pass
             self.started = False
         shutil.rmtree(self.root, ignore_errors=True)
@@ -134,7 +138,7 @@ class PostgresServer:
         self.stop()
 
 
-def wait_until_ready(url: str, timeout: float = 10.0) -> None:
+def wait_until_ready(url: str, timeout: float = WAIT) -> None:
     """Block until the server accepts connections."""
     import psycopg
 

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 NOW = datetime(2026, 11, 22, 10, 0, tzinfo=UTC)  # the fixed "message time" of test conversations
+# The most a test waits for an event (a process printed it is ready, a server accepts
+# connections, a reply was sent) before it fails. Tests wait for the event itself, so this only
+# bounds a hang: a slow or loaded machine makes the suite slower, never red. INTAKE_TEST_WAIT
+# (seconds) overrides it.
+WAIT = float(os.environ.get("INTAKE_TEST_WAIT") or 180)
+# The limit for a command that builds the whole knowledge index (about 40 s of CPU by itself).
+BUILD_WAIT = 4 * WAIT
 # The public data the tests read, copied from ../shared/data with its licences (a clone alone
 # passes its tests): Telegram payloads, the Synthea patients, the first 300 MedQuAD answers.
 SHARED_DATA = Path(__file__).resolve().parent / "data" / "shared"

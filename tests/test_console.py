@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from knowledge.kb import KnowledgeBase
+from tests.support import WAIT
+
 INTAKE_BOT = Path(sys.executable).parent / "intake-bot"
+
+
+@pytest.fixture
+def built_index(kb: KnowledgeBase, tmp_path: Path) -> None:
+    """The data directory (tmp_path) starts with a copy of the session's index, as after
+    `intake-bot kb build`: the console only checks it on start (building it is tested in
+    test_index.py and test_kb_cli.py)."""
+    shutil.copytree(kb.index.path, tmp_path / "index")
 
 
 def run_chat(data_dir: Path, lines: list[str], *extra: str) -> list[dict]:
@@ -21,7 +33,7 @@ def run_chat(data_dir: Path, lines: list[str], *extra: str) -> list[dict]:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=WAIT,
         check=True,
     )
     out = [json.loads(line) for line in proc.stdout.splitlines()]
@@ -30,6 +42,7 @@ def run_chat(data_dir: Path, lines: list[str], *extra: str) -> list[dict]:
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("built_index")
 def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> None:
     first = run_chat(
         tmp_path,
@@ -68,6 +81,7 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
         capture_output=True,
         text=True,
         env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)},
+        timeout=WAIT,
         check=True,
     )
     rows = json.loads(exported.stdout)
@@ -79,6 +93,7 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
         check=True,
         env={**os.environ, "INTAKE_DATA_DIR": str(tmp_path)},
         capture_output=True,
+        timeout=WAIT,
     )
     assert "LOAN" in md.read_text(encoding="utf-8")
 
@@ -91,7 +106,7 @@ def run_chat_bytes(data_dir: Path, payload: bytes, *extra: str) -> tuple[list[di
         input=payload,
         capture_output=True,
         env=env,
-        timeout=120,
+        timeout=WAIT,
     )
     stderr = proc.stderr.decode("utf-8", "replace")
     assert proc.returncode == 0, stderr
@@ -99,6 +114,7 @@ def run_chat_bytes(data_dir: Path, payload: bytes, *extra: str) -> tuple[list[di
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("built_index")
 def test_inputs_that_crashed_the_console_each_get_one_polite_line(tmp_path: Path) -> None:
     deep = "{" * 100_000 + '"text": 1' + "}" * 100_000  # past json's recursion limit
     lines = [
@@ -138,6 +154,7 @@ def test_parse_command_takes_an_empty_or_bare_slash_as_an_unknown_command() -> N
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("built_index")
 def test_jsonl_lines_carry_the_safety_rules_each_input_fired(tmp_path: Path) -> None:
     out = run_chat(
         tmp_path,
@@ -152,6 +169,7 @@ def test_jsonl_lines_carry_the_safety_rules_each_input_fired(tmp_path: Path) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("built_index")
 def test_console_medical_domain_remembers_across_processes(tmp_path: Path) -> None:
     first = run_chat(
         tmp_path,

@@ -11,9 +11,11 @@ it passes, so the mark is removed when the gap is closed).
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
+from knowledge.kb import KnowledgeBase
 from tests.conversation_runner import Score, load, run, totals
 
 pytestmark = [
@@ -26,8 +28,10 @@ CONVERSATIONS = load()
 
 
 @pytest.fixture(scope="module")
-def scores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Score]:
-    played = run(CONVERSATIONS, tmp_path_factory.mktemp("conversations") / "data")
+def scores(tmp_path_factory: pytest.TempPathFactory, kb: KnowledgeBase) -> dict[str, Score]:
+    data = tmp_path_factory.mktemp("conversations") / "data"
+    shutil.copytree(kb.index.path, data / "index")  # as after `intake-bot kb build`
+    played = run(CONVERSATIONS, data)
     return {s.id: s for s in played}
 
 

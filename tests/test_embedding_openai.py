@@ -20,6 +20,7 @@ from knowledge.embedding_openai import (
     embedding_from_env,
 )
 from tests.fakes.openai_api import FakeOpenAI
+from tests.support import WAIT
 
 MODEL = "text-embedding-fake"
 API_KEY = "sk-test-secret-123"
@@ -35,7 +36,7 @@ def fake() -> Iterator[FakeOpenAI]:
 
 def embedding(fake: FakeOpenAI, **options: object) -> OpenAICompatibleEmbedding:
     """An embedding function on the fake that fails at once instead of retrying."""
-    options = {"api_key": API_KEY, "timeout": 5.0, "max_retries": 0, **options}
+    options = {"api_key": API_KEY, "timeout": WAIT, "max_retries": 0, **options}
     return OpenAICompatibleEmbedding(fake.url, MODEL, **options)  # type: ignore[arg-type]
 
 
@@ -167,6 +168,7 @@ def test_embedding_from_env() -> None:
     assert ef.get_config() == {"base_url": "http://127.0.0.1:9/v1", "model": MODEL}
 
 
+@pytest.mark.slow  # starts a fake server itself
 def test_an_empty_key_is_sent_as_a_placeholder() -> None:
     with FakeOpenAI(api_key="unused").run_in_thread() as fake:
         env = {ENV_URL: fake.url, ENV_MODEL: MODEL, ENV_API_KEY: ""}
@@ -193,6 +195,7 @@ def test_the_client_retries_a_server_error_when_allowed(fake: FakeOpenAI) -> Non
     assert len(embedding_requests(fake)) == 2
 
 
+@pytest.mark.slow  # starts a fake server itself
 def test_a_refused_connection_is_unavailable_without_a_retry() -> None:
     with FakeOpenAI().run_in_thread() as fake:
         ef = embedding(fake)  # max_retries=0
@@ -208,6 +211,7 @@ def test_a_refused_connection_is_unavailable_without_a_retry() -> None:
     assert_private(caught.value)
 
 
+@pytest.mark.slow  # starts a fake server itself
 def test_a_refused_connection_is_retried_when_allowed() -> None:
     with FakeOpenAI().run_in_thread() as fake:
         ef = embedding(fake, max_retries=1)
@@ -264,6 +268,7 @@ def test_chat_completions_play_scripted_replies_then_echo(fake: FakeOpenAI) -> N
     assert fake.requests[-1]["json"]["messages"] == messages
 
 
+@pytest.mark.slow  # starts a fake server itself
 async def test_the_fake_serves_async_clients_on_the_test_loop() -> None:
     async with FakeOpenAI() as fake:
         client = openai.AsyncOpenAI(base_url=fake.url, api_key="k", max_retries=0)

@@ -23,7 +23,7 @@ from telegram.ext import (
 )
 
 from tests.fakes.bot_api import FakeBotApi, LoopbackOnlyRequest, parse_html
-from tests.support import SHARED_DATA
+from tests.support import SHARED_DATA, WAIT
 
 CHAT_ID = 424242
 TELEGRAM_DATA = SHARED_DATA / "telegram"
@@ -211,14 +211,14 @@ async def test_edit_to_the_same_content_is_not_modified(fake: FakeBotApi, app: A
 
 
 async def test_long_poll_returns_as_soon_as_an_update_is_pushed(fake: FakeBotApi, bot: Bot):
-    # The poll may wait 30 s; the update must end it early. wait_for(10) only guards a hang.
-    poll = asyncio.create_task(bot.get_updates(timeout=30))
+    # The poll may wait twice the test's limit; the update must end it within the limit.
+    poll = asyncio.create_task(bot.get_updates(timeout=int(2 * WAIT)))
     await fake.wait_for(lambda: fake.calls_to("getUpdates"), what="the long poll to arrive")
     await asyncio.sleep(0.05)
     assert not poll.done()  # nothing pending: the server holds the poll open
 
     first = fake.push_text(CHAT_ID, "하나")
-    [update] = await asyncio.wait_for(poll, 10)
+    [update] = await asyncio.wait_for(poll, WAIT)
     assert update.update_id == first and update.message.text == "하나"
 
     second = fake.push_text(CHAT_ID, "둘")

@@ -631,6 +631,7 @@ def test_garbage_over_the_chroma_database_is_rebuilt(
     assert "file is not a database" in err
 
 
+@pytest.mark.slow  # rebuilds the whole index with the real embedding (about 40 s of CPU)
 def test_garbage_over_the_use_index_is_rebuilt_with_use(
     kb_copy: Path, knowledge: Knowledge, capsys
 ) -> None:

@@ -18,6 +18,7 @@ import pytest
 
 from knowledge.documents import K_COLLECTIONS
 from knowledge.kb import PACKAGED_COLLECTIONS
+from tests.support import BUILD_WAIT
 
 pytestmark = pytest.mark.slow
 
@@ -38,7 +39,7 @@ LONG_TEXT = " ".join(
 )  # about 5,000 characters: several chunks of at most 1,200
 
 
-def kb(data_dir: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def kb(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """Run `intake-bot kb ...` in its own working directory (so no .env is read)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("INTAKE_", "TELEGRAM_"))}
     env["INTAKE_DATA_DIR"] = str(data_dir)
@@ -50,7 +51,7 @@ def kb(data_dir: Path, *args: str, timeout: float = 600) -> subprocess.Completed
         text=True,
         env=env,
         cwd=cwd,
-        timeout=timeout,
+        timeout=BUILD_WAIT,
     )
 
 

@@ -9,6 +9,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
+import pytest
 import yaml
 
 from bot.engine import Engine, Inbound
@@ -102,6 +103,7 @@ async def _play(engine: Engine) -> dict[str, dict]:
     return {"fired": fired, "replies": replies, "rows": rows}
 
 
+@pytest.mark.slow  # the whole set of 36 conversations through the engine, about half a minute
 async def test_the_labelled_conversations(engine: Engine) -> None:
     """One play of the whole set (about 130 turns), checked three ways below."""
     played = await _play(engine)

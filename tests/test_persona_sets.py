@@ -16,6 +16,8 @@ from graphs.legal import names
 from tests.support import NOW
 
 SETS = Path(__file__).parent / "data" / "personas"
+# Each card replays a whole conversation through the engine: 100 cards, several minutes.
+REPLAY = pytest.mark.slow
 CARDS = sorted(SETS.glob("medical_*/*.yaml"))
 
 
@@ -27,6 +29,7 @@ def test_the_sets_are_here() -> None:
     assert len([p for p in CARDS if p.parent.name == "medical_set1"]) >= 20
 
 
+@REPLAY
 @pytest.mark.parametrize("path", CARDS, ids=[f"{p.parent.name}/{p.stem}" for p in CARDS])
 async def test_red_flags_fire_when_due_and_never_on_a_near_miss(engine: Engine, path: Path) -> None:
     card = load(path)
@@ -67,6 +70,7 @@ def _legal_inbound(chat: int, text: str, at) -> Inbound | None:
     return Inbound(chat_id=chat, kind="text", text=text, user_id=1, at=at)
 
 
+@REPLAY
 @pytest.mark.parametrize(
     "path", LEGAL_CARDS, ids=[f"{p.parent.name}/{p.stem}" for p in LEGAL_CARDS]
 )

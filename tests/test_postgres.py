@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,6 +29,8 @@ from db.engine import create_records_engine
 from db.locks import ChatLocks
 from db.migrate import config, head
 from db.models import CaseFact, ChatSession
+from knowledge.kb import KnowledgeBase
+from tests.support import WAIT
 
 NOW = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)
 USER = 8_123_456_789  # past 2**31, as Telegram user ids are now
@@ -148,7 +151,10 @@ def _upgrade_to(url: str, revision: str) -> None:
     engine.dispose()
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize(
+    "backend",
+    ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)],  # starts a server
+)
 async def test_a_database_of_the_previous_migration_is_upgraded_with_nothing_lost(
     backend: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
@@ -255,10 +261,10 @@ async def test_a_chat_lock_holds_across_engines_and_only_for_its_chat(postgres_u
         async with a.hold(1):
             other_chat = asyncio.create_task(_hold(b, 2))
             same_chat = asyncio.create_task(_hold(b, 1))
-            await asyncio.wait_for(other_chat, 5)  # another chat: not held up
+            await asyncio.wait_for(other_chat, WAIT)  # another chat: not held up
             await asyncio.sleep(0.5)
             assert not same_chat.done()  # the same chat: waits for the other "process"
-        await asyncio.wait_for(same_chat, 5)
+        await asyncio.wait_for(same_chat, WAIT)
     finally:
         await first.dispose()
         await second.dispose()
@@ -296,12 +302,13 @@ async def test_a_process_killed_mid_turn_releases_its_chat(postgres_url: str, tm
     )
     records = await create_records_engine(tmp_path, postgres_url)
     try:
-        assert await asyncio.to_thread(holder.stdout.readline) == "held\n"
+        held = await asyncio.wait_for(asyncio.to_thread(holder.stdout.readline), WAIT)
+        assert held == "held\n"
         waiting = asyncio.create_task(_hold(ChatLocks(records), 77))
         await asyncio.sleep(0.5)
         assert not waiting.done()  # held by the other process
         holder.send_signal(signal.SIGKILL)
-        await asyncio.wait_for(waiting, 10)  # its connection died: the chat is free
+        await asyncio.wait_for(waiting, WAIT)  # its connection died: the chat is free
     finally:
         holder.kill()
         holder.wait()
@@ -338,7 +345,10 @@ def _message(update_id: int, text_: str) -> dict:
     }
 
 
-def _webhook_process(fake, data_dir: Path, url: str, port: int, **extra: str) -> subprocess.Popen:
+def _webhook_process(
+    fake, kb: KnowledgeBase, data_dir: Path, url: str, port: int, **extra: str
+) -> subprocess.Popen:
+    """`intake-bot run --webhook` on a copy of the session's index (start-up only checks it)."""
     env = {
         **os.environ,
         "INTAKE_DATA_DIR": str(data_dir),
@@ -352,7 +362,7 @@ def _webhook_process(fake, data_dir: Path, url: str, port: int, **extra: str) ->
         "NO_PROXY": "127.0.0.1,localhost",
         **extra,
     }
-    data_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(kb.index.path, data_dir / "index")
     with (data_dir / "bot.log").open("ab") as log:
         return subprocess.Popen(
             [str(INTAKE_BOT), "run", "--webhook"], env=env, stdout=subprocess.DEVNULL, stderr=log
@@ -361,7 +371,7 @@ def _webhook_process(fake, data_dir: Path, url: str, port: int, **extra: str) ->
 
 @pytest.mark.slow
 async def test_two_processes_keep_a_chat_in_order_and_finish_what_a_killed_one_left(
-    postgres_url: str, tmp_path: Path, knowledge
+    postgres_url: str, tmp_path: Path, knowledge, kb: KnowledgeBase
 ) -> None:
     """A chat's messages reach two webhook processes on one database. The first process dies
     (SIGKILL, INTAKE_FAILPOINT) mid-turn on an update it had acknowledged; the chat's next
@@ -374,16 +384,18 @@ async def test_two_processes_keep_a_chat_in_order_and_finish_what_a_killed_one_l
     ports = [_free_port(), _free_port()]
     async with FakeBotApi() as fake:
         first = _webhook_process(
-            fake, tmp_path / "a", postgres_url, ports[0], INTAKE_FAILPOINT="after_graph:2"
+            fake, kb, tmp_path / "a", postgres_url, ports[0], INTAKE_FAILPOINT="after_graph:2"
         )
-        second = _webhook_process(fake, tmp_path / "b", postgres_url, ports[1])
+        second = _webhook_process(fake, kb, tmp_path / "b", postgres_url, ports[1])
         try:
-            async with httpx.AsyncClient(timeout=10) as client:
+            async with httpx.AsyncClient(timeout=WAIT) as client:
 
                 async def post(port: int, update: dict) -> int:
+                    """POST once the process accepts connections (it opens its engine first)."""
                     fake.known(update)
                     url = f"http://127.0.0.1:{port}/telegram"
-                    for _ in range(1200):  # until the process listens (it builds its index)
+                    deadline = asyncio.get_running_loop().time() + WAIT
+                    while True:
                         try:
                             response = await client.post(
                                 url,
@@ -392,8 +404,11 @@ async def test_two_processes_keep_a_chat_in_order_and_finish_what_a_killed_one_l
                             )
                             return response.status_code
                         except httpx.TransportError:
+                            if asyncio.get_running_loop().time() > deadline:
+                                raise AssertionError(
+                                    f"no process on {port} after {WAIT}s"
+                                ) from None
                             await asyncio.sleep(0.1)
-                    raise AssertionError(f"no process on {port}")
 
                 def said(needle: str) -> bool:
                     return any(needle in (m.get("text") or "") for m in fake.messages(CHAT))
@@ -406,20 +421,20 @@ async def test_two_processes_keep_a_chat_in_order_and_finish_what_a_killed_one_l
                     == 200
                 )
                 question = knowledge.k2.field("LOAN", "repayment_date").question.ko
-                await fake.wait_for(lambda: said(question), 60, what="first question")
+                await fake.wait_for(lambda: said(question), what="first question")
                 # Acknowledged by the first process, which dies in the middle of its turn.
                 assert await post(ports[0], _message(2, "올해 6월")) == 200
-                assert await asyncio.to_thread(first.wait, 30) == -signal.SIGKILL
+                assert await asyncio.to_thread(first.wait, WAIT) == -signal.SIGKILL
                 await post(ports[1], _message(3, "아니요 없어요"))  # the answer to the next one
                 await fake.wait_for(
-                    lambda: said(knowledge.message("summary_intro", "ko")), 60, what="the summary"
+                    lambda: said(knowledge.message("summary_intro", "ko")), what="the summary"
                 )
         finally:
             for proc in (first, second):
                 if proc.poll() is None:
                     proc.send_signal(signal.SIGTERM)
                     try:
-                        await asyncio.to_thread(proc.wait, 20)
+                        await asyncio.to_thread(proc.wait, WAIT)
                     except subprocess.TimeoutExpired:
                         proc.kill()
 

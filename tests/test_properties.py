@@ -426,6 +426,7 @@ class Driver:
                 view.forget_offered = True
 
 
+@pytest.mark.slow  # EXAMPLES whole generated conversations through one engine: thousands of turns
 def test_engine_properties_hold_for_any_inputs(
     tmp_path: Path,
     knowledge: Knowledge,

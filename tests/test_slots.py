@@ -513,10 +513,11 @@ def test_extraction_is_fast_enough_for_every_message(extractor: SlotExtractor) -
     message = (
         "아버지가 80세신데 당뇨가 있고 메트포르민 500mg 하루 두 번 드세요. 혈압은 150/95 정도예요"
     )
-    started = time.perf_counter()
+    # CPU time, not wall time: another job on the machine slows the clock, not the extractor.
+    started = time.process_time()
     for _ in range(200):
         extractor.extract(message)
-    assert time.perf_counter() - started < 2.0  # about 1 ms a message; generous for slow CI
+    assert time.process_time() - started < 2.0  # about 1 ms a message; generous for slow CI
 
 
 # --- the lexicon ------------------------------------------------------------------------------

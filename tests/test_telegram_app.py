@@ -325,7 +325,8 @@ async def test_typing_is_shown_only_once_the_work_takes_long_and_renewed_until_i
     fake: FakeBotApi, bot: Bot
 ) -> None:
     async with typing_while(bot, CHAT, delay=0.05, repeat=0.1):
-        await asyncio.sleep(0.6)  # long work: shown at 0.05 s, renewed every 0.1 s
+        # long work: shown at 0.05 s, renewed every 0.1 s; it lasts until renewed twice
+        await fake.wait_for(lambda: len(fake.chat_actions(CHAT)) >= 3, what="typing renewed")
     shown = fake.chat_actions(CHAT)
     assert shown[:3] == ["typing"] * 3 and set(shown) == {"typing"}
     await asyncio.sleep(0.25)
@@ -340,12 +341,16 @@ async def test_typing_is_shown_only_once_the_work_takes_long_and_renewed_until_i
 async def test_a_failed_typing_indicator_does_not_stop_the_work(fake: FakeBotApi, bot: Bot) -> None:
     stranger = CHAT + 1  # never wrote to the bot: Telegram refuses every action there
     done = False
+
+    def refused() -> list[tuple]:
+        return [e for e in fake.errors if e[0] == "sendChatAction"]
+
     async with typing_while(bot, stranger, delay=0.0, repeat=0.05):
-        await asyncio.sleep(0.2)
+        # the work goes on while the indicator is refused, and tried again at the next renewal
+        await fake.wait_for(lambda: len(refused()) >= 2, what="a refused indicator tried again")
         done = True
     assert done
-    refused = [e for e in fake.errors if e[0] == "sendChatAction"]
-    assert len(refused) >= 2  # refused, and tried again at the next renewal
+    assert len(refused()) >= 2  # refused, and tried again at the next renewal
 
 
 # --- sending: a slow or refused-for-now send is tried again ----------------------------------

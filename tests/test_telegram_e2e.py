@@ -22,7 +22,7 @@ from bot.config import Settings
 from bot.telegram_app import run_bot, split_text
 from knowledge.kb import KnowledgeBase
 from tests.fakes.bot_api import FakeBotApi
-from tests.support import SHARED_DATA
+from tests.support import SHARED_DATA, WAIT
 
 CHAT = 5001
 ADMIN = 9001
@@ -80,20 +80,16 @@ class Bot:
 
     async def stop(self) -> None:
         self.stop_event.set()
-        await asyncio.wait_for(self.task, 15)
+        await asyncio.wait_for(self.task, WAIT)
 
 
 def texts(fake: FakeBotApi, chat: int) -> list[str]:
     return [m.get("text") or m.get("caption") or "" for m in fake.messages(chat)]
 
 
-async def wait_text(
-    fake: FakeBotApi, chat: int, needle: str, *, after: int = 0, timeout: float = 20
-) -> dict:
+async def wait_text(fake: FakeBotApi, chat: int, needle: str, *, after: int = 0) -> dict:
     """Wait for a bot message (the index-th onwards) containing `needle`; return it."""
-    await fake.wait_for(
-        lambda: any(needle in t for t in texts(fake, chat)[after:]), timeout, what=needle
-    )
+    await fake.wait_for(lambda: any(needle in t for t in texts(fake, chat)[after:]), what=needle)
     return next(m for m in fake.messages(chat)[after:] if needle in (m.get("text") or ""))
 
 
@@ -145,7 +141,7 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
     def pressed_message() -> dict:
         return next(m for m in fake.messages(CHAT) if m["message_id"] == evidence_q["message_id"])
 
-    await fake.wait_for(lambda: "✔" in pressed_message()["text"], 10, what="the press marked")
+    await fake.wait_for(lambda: "✔" in pressed_message()["text"], what="the press marked")
     assert not buttons(pressed_message())
     assert "a:evidence_type:messages" in buttons(type_q)
 
@@ -167,7 +163,6 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
         lambda: (
             sum(knowledge.message("not_text", "ko") in t for t in texts(fake, CHAT)[seen:]) == 2
         ),
-        20,
         what="voice and location answered",
     )
 
@@ -175,7 +170,7 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
     seen = len(fake.messages(CHAT))
     photo_id = fake.push_photo(CHAT, caption="카톡 캡처")
     await wait_text(fake, CHAT, knowledge.message("completed", "ko"), after=seen)
-    await fake.wait_for(lambda: fake.confirmed_up_to >= photo_id, 10, what="photo confirmed")
+    await fake.wait_for(lambda: fake.confirmed_up_to >= photo_id, what="photo confirmed")
     count = len(fake.messages(CHAT))
     await bot.stop()
 
@@ -191,7 +186,7 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
     fake.push_command(CHAT, "export", "json")
     await wait_text(fake, CHAT, knowledge.message("admin_only", "ko"), after=count)
     fake.push_command(ADMIN, "export", "json", user_id=ADMIN)
-    await fake.wait_for(lambda: fake.documents(ADMIN), 20, what="export document")
+    await fake.wait_for(lambda: fake.documents(ADMIN), what="export document")
     rows = json.loads(fake.documents(ADMIN)[0]["content"])
     assert [(r["sub_case_type"], r["status"]) for r in rows] == [("LOAN", "completed")]
     assert rows[0]["facts"]["evidence_type"] == ["photo"]
@@ -226,9 +221,9 @@ async def test_duplicate_update_is_processed_once_and_bursts_are_answered_in_ord
     fake.push_update(update)
     await bot.start()
     await fake.wait_for(
-        lambda: len(fake.messages(CHAT)) > seen, 20, what="reply to the duplicated update"
+        lambda: len(fake.messages(CHAT)) > seen, what="reply to the duplicated update"
     )
-    await fake.wait_for(lambda: fake.confirmed_up_to >= update_id, 10, what="confirmation")
+    await fake.wait_for(lambda: fake.confirmed_up_to >= update_id, what="confirmation")
     await wait_processed(fake, tmp_path / "data", update_id)  # its turn is written to the end
     records = tmp_path / "data" / "records.db"
     conn = sqlite3.connect(records)
@@ -246,7 +241,7 @@ async def test_duplicate_update_is_processed_once_and_bursts_are_answered_in_ord
     fake.push_command(other, "lang", "en")
     fake.push_command(other, "help")
     fake.push_command(other, "status")
-    await fake.wait_for(lambda: len(fake.messages(other)) >= 3, 20, what="three replies")
+    await fake.wait_for(lambda: len(fake.messages(other)) >= 3, what="three replies")
     replies = texts(fake, other)
     assert replies[0] == knowledge.message("lang_set", "en")
     assert replies[1] == knowledge.message("help", "en")
@@ -341,7 +336,7 @@ async def stop_bot_process(proc: subprocess.Popen) -> None:
     last requests while it shuts down."""
     proc.send_signal(signal.SIGTERM)
     try:
-        await asyncio.to_thread(proc.wait, 15)
+        await asyncio.to_thread(proc.wait, WAIT)
     except subprocess.TimeoutExpired:
         proc.kill()
 
@@ -363,19 +358,19 @@ async def test_sigkill_mid_turn_then_restart_continues_with_every_fact_once(
     try:
         fake.push_text(CHAT, "사장님이 석 달째 월급을 안 줘요. 퇴직금도 못 받았어요")
         first_q = knowledge.k2.field("WAGE_ARREARS", "counterparty").question.ko
-        await wait_text(fake, CHAT, first_q, timeout=60)
+        await wait_text(fake, CHAT, first_q)
         seen = len(fake.messages(CHAT))
         fake.push_text(CHAT, "OO식당 사장 박민수")
         start_q = knowledge.k2.field("WAGE_ARREARS", "employment_start").question.ko
         await wait_text(fake, CHAT, start_q, after=seen)
         seen = len(fake.messages(CHAT))
         fake.push_text(CHAT, "2023년 1월에 입사했어요")
-        returncode = await asyncio.to_thread(proc.wait, 30)
+        returncode = await asyncio.to_thread(proc.wait, WAIT)
         assert returncode == -signal.SIGKILL  # it died at the failpoint, not by chance
 
         proc = launch()
         end_q = knowledge.k2.field("WAGE_ARREARS", "employment_end").question.ko
-        await wait_text(fake, CHAT, end_q, after=seen, timeout=60)
+        await wait_text(fake, CHAT, end_q, after=seen)
         seen = len(fake.messages(CHAT))
         fake.push_text(CHAT, "올해 9월에 그만뒀어요")
         await wait_text(
@@ -383,7 +378,6 @@ async def test_sigkill_mid_turn_then_restart_continues_with_every_fact_once(
             CHAT,
             knowledge.k2.field("WAGE_ARREARS", "amount").question.ko,
             after=seen,
-            timeout=30,
         )
     finally:
         await stop_bot_process(proc)
@@ -418,15 +412,15 @@ async def test_sigkill_on_the_final_press_then_restart_sends_the_summary(
     try:
         fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
         repay_q = knowledge.k2.field("LOAN", "repayment_date").question.ko
-        await wait_text(fake, CHAT, repay_q, timeout=60)
+        await wait_text(fake, CHAT, repay_q)
         fake.push_text(CHAT, "올해 6월")
         asked = await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence").question.ko)
         seen = len(fake.messages(CHAT))
         fake.push_callback(CHAT, "a:evidence:no", message_id=asked["message_id"])
-        assert await asyncio.to_thread(proc.wait, 30) == -signal.SIGKILL
+        assert await asyncio.to_thread(proc.wait, WAIT) == -signal.SIGKILL
 
         proc = launch()
-        await wait_text(fake, CHAT, knowledge.message("completed", "ko"), after=seen, timeout=60)
+        await wait_text(fake, CHAT, knowledge.message("completed", "ko"), after=seen)
     finally:
         await stop_bot_process(proc)
     after = texts(fake, CHAT)[seen:]
@@ -458,14 +452,14 @@ async def test_sigkill_in_a_medical_turn_then_restart_sends_the_lost_answer_once
     proc = launch(INTAKE_FAILPOINT=f"{point}:1")  # the first medical run is the question
     try:
         fake.push_command(CHAT, "start", "medical")
-        await wait_text(fake, CHAT, knowledge.message("med_greeting", "ko"), timeout=60)
+        await wait_text(fake, CHAT, knowledge.message("med_greeting", "ko"))
         seen = len(fake.messages(CHAT))
         fake.push_text(CHAT, question)
-        assert await asyncio.to_thread(proc.wait, 60) == -signal.SIGKILL
+        assert await asyncio.to_thread(proc.wait, WAIT) == -signal.SIGKILL
         assert texts(fake, CHAT)[seen:] == []  # the answer was lost with the process
 
         proc = launch()
-        answer = await wait_text(fake, CHAT, "출처:", after=seen, timeout=60)
+        answer = await wait_text(fake, CHAT, "출처:", after=seen)
         assert "당뇨" in answer["text"]
         after = texts(fake, CHAT)[seen:]
         assert "기록해 둘게요: 당뇨병, 메트포르민" in after
@@ -505,7 +499,6 @@ async def wait_processed(fake: FakeBotApi, data_dir: Path, update_id: int) -> tu
     """Wait until the bot has finished with an update (its inbox row marked); return the row."""
     await fake.wait_for(
         lambda: (inbox_rows(data_dir).get(update_id) or (None,))[0] is not None,
-        60,
         what=f"update {update_id} processed",
     )
     return inbox_rows(data_dir)[update_id]
@@ -526,7 +519,7 @@ async def test_broken_and_unreadable_updates_never_stop_polling(
     )
     other = CHAT + 10
     fake.push_text(other, "안녕하세요")
-    await wait_text(fake, other, knowledge.message("ask_description", "ko"), timeout=60)
+    await wait_text(fake, other, knowledge.message("ask_description", "ko"))
     question = knowledge.k2.field("LOAN", "repayment_date").question.ko
     await wait_text(fake, CHAT, question)
     assert (await wait_processed(fake, data, broken))[1] is None
@@ -555,11 +548,11 @@ async def test_a_rejected_token_takes_the_bot_down_instead_of_hanging(
     bot = Bot(fake, tmp_path / "data")
     await bot.start()
     fake.push_text(CHAT, "안녕하세요")
-    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"), timeout=60)
+    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"))
     fake.token = "999:revoked"  # the token is revoked while the bot runs
     fake.push_text(CHAT, "여보세요")  # ends the long poll in flight; the next one is refused
     with pytest.raises(PollingStopped):
-        await asyncio.wait_for(bot.task, 30)
+        await asyncio.wait_for(bot.task, WAIT)
 
 
 @pytest.mark.slow
@@ -570,9 +563,7 @@ async def test_buttons_act_only_for_their_person_and_inline_presses_are_answered
     bot = Bot(fake, data)
     await bot.start()
     fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
-    await wait_text(
-        fake, CHAT, knowledge.k2.field("LOAN", "repayment_date").question.ko, timeout=60
-    )
+    await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "repayment_date").question.ko)
     seen = len(fake.messages(CHAT))
     fake.push_text(CHAT, "올해 6월")
     asked = await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "evidence").question.ko)
@@ -631,7 +622,7 @@ async def test_in_a_group_the_bot_points_to_a_private_chat_and_takes_no_intake(
     await wait_processed(fake, data, added)
     fake.push_text(group, "전세 보증금 1억을 집주인이 안 돌려줘요", user_id=CHAT)
     fake.push_command(group, "start", user_id=CHAT)
-    await fake.wait_for(lambda: len(fake.messages(group)) >= 3, 20, what="three group replies")
+    await fake.wait_for(lambda: len(fake.messages(group)) >= 3, what="three group replies")
     english, korean, _ = fake.messages(group)
     assert english["text"] == knowledge.message("private_only", "en")
     assert korean["text"] == knowledge.message("private_only", "ko")
@@ -663,7 +654,7 @@ async def test_danger_gets_the_numbers_first_and_staff_a_telegram_notice(
         notice = await wait_text(fake, ADMIN, "112", after=seen_admin)
         assert str(CHAT) in notice["text"] and "칼" not in notice["text"]
         # The intake goes on after the safety reply, in the same chat.
-        await fake.wait_for(lambda: len(fake.messages(CHAT)) >= 3, 20, what="the intake")
+        await fake.wait_for(lambda: len(fake.messages(CHAT)) >= 3, what="the intake")
     finally:
         await bot.stop()
 
@@ -683,7 +674,7 @@ async def test_the_medical_assistant_over_telegram(
         await wait_text(fake, CHAT, knowledge.message("med_greeting", "ko"))
         seen = len(fake.messages(CHAT))
         fake.push_text(CHAT, "당뇨가 있고 메트포르민 먹어요. 운동은 어떤 게 좋아요?")
-        answer = await wait_text(fake, CHAT, "출처:", after=seen, timeout=60)
+        answer = await wait_text(fake, CHAT, "출처:", after=seen)
         assert "당뇨" in answer["text"]
         assert "기록해 둘게요: 당뇨병, 메트포르민" in texts(fake, CHAT)[seen:]
         await bot.stop()

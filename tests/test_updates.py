@@ -12,6 +12,7 @@ from telegram.ext import MessageHandler, filters
 from bot.updates import ChatOrderedProcessor, chat_key
 from db.locks import ChatLocks, advisory_key
 from tests.fakes.bot_api import FakeBotApi
+from tests.support import WAIT
 
 
 def text_update(update_id: int, chat_id: int, text: str, bot: Any) -> Update:
@@ -39,12 +40,15 @@ async def run_updates(fake: FakeBotApi, updates: list[tuple[int, str]], pause: d
     """Feed (chat, text) updates to an Application using the processor; return the events."""
     events: list[tuple[str, int, str, float]] = []
     loop = asyncio.get_running_loop()
+    all_ended = asyncio.Event()
 
     async def handler(update: Update, _context: Any) -> None:
         chat, text = update.effective_chat.id, update.effective_message.text
         events.append(("start", chat, text, loop.time()))
         await asyncio.sleep(pause.get(chat, 0.0))
         events.append(("end", chat, text, loop.time()))
+        if sum(e[0] == "end" for e in events) == len(updates):
+            all_ended.set()
 
     processor = ChatOrderedProcessor(8, ChatLocks())
     app = fake.application_builder().updater(None).concurrent_updates(processor).build()
@@ -53,11 +57,10 @@ async def run_updates(fake: FakeBotApi, updates: list[tuple[int, str]], pause: d
         await app.start()
         for index, (chat, text) in enumerate(updates, start=1):
             await app.update_queue.put(text_update(index, chat, text, app.bot))
-        for _ in range(200):
-            if sum(e[0] == "end" for e in events) == len(updates):
-                break
-            await asyncio.sleep(0.02)
-        await app.stop()
+        try:
+            await asyncio.wait_for(all_ended.wait(), WAIT)
+        finally:
+            await app.stop()
     return events
 
 

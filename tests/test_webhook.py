@@ -22,6 +22,7 @@ from bot.telegram_app import run_bot
 from bot.webhook import SECRET_HEADER
 from knowledge.kb import KnowledgeBase
 from tests.fakes.bot_api import FakeBotApi
+from tests.support import WAIT
 
 SECRET = "s3cret_token-1"
 CHAT = 6001
@@ -100,18 +101,16 @@ async def webhook_bot(
     stop = asyncio.Event()
     task = asyncio.create_task(run_bot(settings, stop, webhook=True))
     try:
-        for _ in range(1200):  # the engine opens (the index is built), then it listens
-            assert not task.done(), task.exception()
-            if fake.webhook is not None:
-                break
-            await asyncio.sleep(0.1)
+        # The engine opens (on a copy of the index, or building one), then the bot listens.
+        await fake.wait_for(lambda: fake.webhook is not None or task.done(), what="hook")
+        assert not task.done(), task.exception()
         assert fake.webhook == {"url": settings.intake_webhook_url, "secret_token": SECRET}
         served = Served(f"http://127.0.0.1:{port}/hook/{port}", data, task)
         fake.webhook_targets = [served.url]  # what the fake pushes is POSTed here
         yield served
     finally:
         stop.set()
-        await asyncio.wait_for(task, 20)
+        await asyncio.wait_for(task, WAIT)
 
 
 @pytest.mark.slow
@@ -144,7 +143,6 @@ async def test_webhook_checks_the_secret_stores_before_answering_and_replies(
                     knowledge.message("ask_description", "ko") in (m.get("text") or "")
                     for m in fake.messages(CHAT)
                 ),
-                20,
                 what="the greeting",
             )
             # The same update delivered twice: processed once.
@@ -155,7 +153,7 @@ async def test_webhook_checks_the_secret_stores_before_answering_and_replies(
                 )
                 assert again.status_code == 200
             await fake.wait_for(
-                lambda: (inbox(data).get(12) or (None,))[0] is not None, 20, what="processed"
+                lambda: (inbox(data).get(12) or (None,))[0] is not None, what="processed"
             )
             await asyncio.sleep(0.3)
         with sqlite3.connect(data / "records.db") as db:
@@ -215,7 +213,6 @@ async def test_a_body_that_is_no_update_gets_400_and_is_never_stored(
                     knowledge.message("ask_description", "ko") in (m.get("text") or "")
                     for m in fake.messages(CHAT)
                 ),
-                20,
                 what="the greeting",
             )
         assert set(inbox(served.data)) == {2**63 - 1, 30, 31}
@@ -271,7 +268,7 @@ async def test_an_update_set_aside_keeps_no_words_and_forget_removes_its_row(
         )
         no_chat = fake.push_update({"callback_query": {"id": "1", "from": {"id": CHAT}}})
         await fake.wait_for(
-            lambda: inbox_row(served.data, no_chat).get("processed_at"), 20, what="set aside"
+            lambda: inbox_row(served.data, no_chat).get("processed_at"), what="set aside"
         )
         row = inbox_row(served.data, unreadable)
         assert row["failure"].startswith("unreadable")
@@ -293,7 +290,6 @@ async def test_an_update_set_aside_keeps_no_words_and_forget_removes_its_row(
         confirm = knowledge.message("forget_confirm", "ko")
         await fake.wait_for(
             lambda: any(confirm in (m.get("text") or "") for m in fake.messages(CHAT)),
-            20,
             what="the confirmation",
         )
         asked = next(m for m in fake.messages(CHAT) if confirm in (m.get("text") or ""))
@@ -301,7 +297,6 @@ async def test_an_update_set_aside_keeps_no_words_and_forget_removes_its_row(
         done = knowledge.message("forgotten", "ko")
         await fake.wait_for(
             lambda: any(done in (m.get("text") or "") for m in fake.messages(CHAT)),
-            20,
             what="forgotten",
         )
         await asyncio.sleep(0.3)  # the press's inbox row is marked after the reply

@@ -35,6 +35,8 @@ from aiohttp import web
 from telegram.ext import ApplicationBuilder
 from telegram.request import HTTPXRequest, RequestData
 
+from tests.support import WAIT
+
 DEFAULT_TOKEN = "123456:TEST"
 LOOPBACK = "127.0.0.1"
 MAX_TEXT_LENGTH = 4096
@@ -1437,9 +1439,10 @@ class FakeBotApi:
         return [params for name, params in self.calls if name.lower() == method.lower()]
 
     async def wait_for(
-        self, predicate: Callable[[], bool], timeout: float = 10.0, *, what: str = ""
+        self, predicate: Callable[[], bool], timeout: float = WAIT, *, what: str = ""
     ) -> None:
-        """Poll until predicate() is true; else fail with a dump of what the bot did.
+        """Poll until predicate() is true; else, after ``timeout`` seconds (by default the tests'
+        generous limit, tests.support.WAIT), fail with a dump of what the bot did.
 
         A predicate raising LookupError (``messages(chat)[1]`` before it exists) counts as false.
         """
@@ -1457,7 +1460,7 @@ class FakeBotApi:
             await asyncio.sleep(0.01)
 
     async def wait_for_messages(
-        self, chat_id: int, count: int, timeout: float = 10.0
+        self, chat_id: int, count: int, timeout: float = WAIT
     ) -> list[dict[str, Any]]:
         """Wait until the bot has sent at least ``count`` messages to the chat; return them all."""
         try:

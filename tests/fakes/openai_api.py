@@ -29,10 +29,11 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.support import WAIT
+
 LOOPBACK = "127.0.0.1"
 DEFAULT_DIMENSIONS = 64
 MAX_EMBEDDING_INPUTS = 2048  # the real API's limit on inputs per request
-THREAD_START_TIMEOUT = 10.0
 SECRET_HEADERS = frozenset({"authorization", "api-key"})
 ERROR_TYPES = {
     400: ("invalid_request_error", None),
@@ -166,7 +167,7 @@ class FakeOpenAI:
 
         thread = threading.Thread(target=serve, name="fake-openai", daemon=True)
         thread.start()
-        if not ready.wait(THREAD_START_TIMEOUT):
+        if not ready.wait(WAIT):
             raise RuntimeError("the fake OpenAI server did not start in time")
         if failure:
             thread.join()
@@ -175,7 +176,7 @@ class FakeOpenAI:
             yield self
         finally:
             loop.call_soon_threadsafe(loop.stop)
-            thread.join(THREAD_START_TIMEOUT)
+            thread.join(WAIT)
 
     # ---------------------------------------------------------------- scripting
 
