@@ -44,8 +44,7 @@ from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.text import clearly_written_in, detect_lang
 from graphs.legal.rules_brain import RulesBrain
-from graphs.medical.graph import build_graph as build_medical_graph
-from graphs.registry import GRAPHS, GraphSpec
+from graphs.registry import GRAPHS, LEGAL, MEDICAL
 from graphs.safety.rules import Recent
 from knowledge.kb import KnowledgeBase, open_index
 from knowledge.korean import get_kiwi
@@ -74,10 +73,14 @@ class Engine:
         records: AsyncEngine,
         checkpoints: Checkpoints,
         kb: KnowledgeBase | None = None,
-        domain: str = "legal",
         chat_tags: ChatTags | None = None,
     ) -> None:
-        spec: GraphSpec = GRAPHS[domain]
+        # Every registered graph on the one checkpointer; the medical assistant has its own
+        # thread per chat beside the legal intake's sessions.
+        graphs = {
+            name: spec.build().compile(checkpointer=checkpoints.saver)
+            for name, spec in GRAPHS.items()
+        }
         self.services = Services(
             settings=settings,
             knowledge=knowledge,
@@ -85,10 +88,9 @@ class Engine:
             kb=kb or KnowledgeBase(knowledge),
             records=records,
             checkpoints=checkpoints,
-            legal=spec,
-            legal_graph=spec.build().compile(checkpointer=checkpoints.saver),
-            # The medical assistant: its own graph and thread per chat, on the same checkpointer.
-            medical_graph=build_medical_graph().compile(checkpointer=checkpoints.saver),
+            legal=LEGAL,
+            legal_graph=graphs[LEGAL.name],
+            medical_graph=graphs[MEDICAL.name],
             safety=SafetyDesk(knowledge, settings.admins),
             chat_locks=ChatLocks(records),
             chat_tag=chat_tags or ChatTags.of(settings),

@@ -27,7 +27,7 @@ from db.engine import Checkpoints
 from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.context import Context
-from graphs.registry import GraphSpec
+from graphs.registry import IntakeSpec
 from graphs.safety.rules import Recent
 from knowledge.kb import KnowledgeBase
 from knowledge.loader import Knowledge
@@ -45,7 +45,7 @@ class Services:
     kb: KnowledgeBase  # retrieval over the knowledge (exact lookups when no index is open)
     records: AsyncEngine  # the records database
     checkpoints: Checkpoints  # the one checkpointer of this process, and its pruning
-    legal: GraphSpec  # the legal intake: how to read and render its state
+    legal: IntakeSpec  # the legal intake: how to read and render its state
     legal_graph: CompiledStateGraph  # the legal intake, compiled on the checkpointer
     medical_graph: CompiledStateGraph  # the medical assistant, on the same checkpointer
     safety: SafetyDesk  # red flags, what to do now, and the staff notices
