@@ -90,7 +90,7 @@ async def play(engine: Engine, chat: int, card: dict[str, Any]) -> dict[str, Any
         else:
             inbound = Inbound(chat_id=chat, kind="text", text=text, user_id=1, at=at)
         await engine.handle(inbound)
-    _, values = await engine._medical_values(chat)
+    _, values = await engine.medical.values_of(chat)
     return values.get("profile") or {}
 
 

@@ -1,7 +1,8 @@
 """The engine: one entry point shared by every channel (Telegram, console).
 
-Per-chat serialisation, replay guard, bad-input pre-checks, the buttons that count, commands,
-the graph turn, and the records written after it. Nothing here knows Telegram.
+Per-chat serialisation, the safety pre-check, the buttons that count, and the one write of a
+handling; the legal turn, the medical turn, commands and staff views are its parts (bot/turn.py,
+bot/medical.py, bot/commands.py, bot/staff.py), composed here. Nothing here knows Telegram.
 """
 
 from __future__ import annotations
@@ -9,16 +10,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from typing import Any
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph.state import CompiledStateGraph
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot import failpoints
 from bot.alerts import SafetyDesk
 from bot.chat_tags import ChatTags
-from bot.commands import Commands
+from bot.commands import CommandRouter
 from bot.config import Settings
-from bot.medical import MedicalSteps
+from bot.medical import MedicalTurns
 from bot.messages import (
     CONTROL_PREFIXES,
     Document,
@@ -26,8 +30,9 @@ from bot.messages import (
     Reply,
     clean_inbound,
 )
+from bot.services import Handling, Services
 from bot.staff import StaffViews
-from bot.turn import HANDLING, Handling, Standing, TurnSteps
+from bot.turn import LegalTurns
 from db import repo
 from db.engine import (
     Checkpoints,
@@ -39,8 +44,7 @@ from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.text import clearly_written_in, detect_lang
 from graphs.legal.rules_brain import RulesBrain
-from graphs.medical.graph import build_graph as build_medical_graph
-from graphs.registry import GRAPHS, GraphSpec
+from graphs.registry import GRAPHS, LEGAL, MEDICAL
 from graphs.safety.rules import Recent
 from knowledge.kb import KnowledgeBase, open_index
 from knowledge.korean import get_kiwi
@@ -51,8 +55,14 @@ __all__ = ["Document", "Engine", "Inbound", "Reply"]  # the channels' vocabulary
 log = logging.getLogger(__name__)
 
 
-class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
-    """Runs intakes for every chat on one checkpointer and one records database."""
+class Engine:
+    """Runs intakes for every chat on one checkpointer and one records database.
+
+    Composed of its parts, each given the shared `Services`: the legal intake's turns
+    (`LegalTurns`), the medical assistant and the choice of domain (`MedicalTurns`), staff's
+    views (`StaffViews`) and the commands and steering buttons (`CommandRouter`). One
+    `Handling` per inbound message is passed along their calls.
+    """
 
     def __init__(
         self,
@@ -63,29 +73,68 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         records: AsyncEngine,
         checkpoints: Checkpoints,
         kb: KnowledgeBase | None = None,
-        domain: str = "legal",
         chat_tags: ChatTags | None = None,
     ) -> None:
-        self.settings = settings
-        # How logs name a chat: a keyed hash, the key this installation's (bot/chat_tags.py).
-        self.chat_tag = chat_tags or ChatTags.of(settings)
-        self.knowledge = knowledge
-        self.brain = brain
-        self.records = records
-        self.checkpoints = checkpoints
-        self.checkpointer = checkpoints.saver
-        self.kb = kb or KnowledgeBase(knowledge)
-        self.spec: GraphSpec = GRAPHS[domain]
-        self.graph = self.spec.build().compile(checkpointer=self.checkpointer)
-        # The medical assistant: its own graph and thread per chat, on the same checkpointer.
-        self.medical_graph = build_medical_graph().compile(checkpointer=self.checkpointer)
-        self.safety = SafetyDesk(knowledge, settings.admins)
-        self.chat_locks = ChatLocks(records)  # a chat's turns one at a time, across processes
+        # Every registered graph on the one checkpointer; the medical assistant has its own
+        # thread per chat beside the legal intake's sessions.
+        graphs = {
+            name: spec.build().compile(checkpointer=checkpoints.saver)
+            for name, spec in GRAPHS.items()
+        }
+        self.services = Services(
+            settings=settings,
+            knowledge=knowledge,
+            brain=brain,
+            kb=kb or KnowledgeBase(knowledge),
+            records=records,
+            checkpoints=checkpoints,
+            legal=LEGAL,
+            legal_graph=graphs[LEGAL.name],
+            medical_graph=graphs[MEDICAL.name],
+            safety=SafetyDesk(knowledge, settings.admins),
+            chat_locks=ChatLocks(records),
+            chat_tag=chat_tags or ChatTags.of(settings),
+        )
+        self.legal = LegalTurns(self.services)
+        self.medical = MedicalTurns(self.services, self.legal)
+        self.staff = StaffViews(self.services, self.legal)
+        self.commands = CommandRouter(self.services, self.legal, self.medical, self.staff)
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
-        # Sessions whose last records write failed: their next turn rewrites them whole.
-        self._dirty: set[str] = set()
-        # Where this process's last run left each recent thread (see TurnSteps._standing).
-        self._standings: OrderedDict[str, Standing] = OrderedDict()
+
+    # --- what the channels, the CLI and the tests read of the engine ----------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self.services.settings
+
+    @property
+    def knowledge(self) -> Knowledge:
+        return self.services.knowledge
+
+    @property
+    def records(self) -> AsyncEngine:
+        return self.services.records
+
+    @property
+    def checkpointer(self) -> BaseCheckpointSaver:
+        return self.services.checkpoints.saver
+
+    @property
+    def graph(self) -> CompiledStateGraph:
+        """The legal intake's graph."""
+        return self.services.legal_graph
+
+    @property
+    def medical_graph(self) -> CompiledStateGraph:
+        return self.services.medical_graph
+
+    @property
+    def chat_locks(self) -> ChatLocks:
+        return self.services.chat_locks
+
+    @property
+    def chat_tag(self) -> ChatTags:
+        return self.services.chat_tag
 
     @classmethod
     async def open(
@@ -134,8 +183,32 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
 
     async def close(self) -> None:
         """Close both databases."""
-        await self.checkpoints.close()
+        await self.services.checkpoints.close()
         await dispose_records_engine(self.records)
+
+    # --- what the parts offer callers -----------------------------------------------------------
+
+    async def repair_finished(self) -> int:
+        """Write the records of every intake that finished in its checkpoint but not in them."""
+        return await self.legal.repair_finished()
+
+    async def intake_state(self, session_id: str) -> dict[str, Any]:
+        """An intake's state as its thread holds it ({} when the thread is gone)."""
+        return await self.legal.intake_state(session_id)
+
+    async def use_domain(self, chat_id: int, domain: str) -> None:
+        """Send the chat's messages to `domain` from now on (the console's --domain)."""
+        await self.medical.use_domain(chat_id, domain)
+
+    def deadlines_of(self, record: dict[str, Any], lang: str) -> list[dict[str, Any]]:
+        """The deadlines of a case record's facts as of today, on the staff's calendar."""
+        return self.staff.deadlines_of(record, lang)
+
+    async def medical_summary(
+        self, profile: Any, alerts: list[dict[str, Any]], lang: str
+    ) -> str | None:
+        """A medical profile's pre-visit summary as of now (from its graph state)."""
+        return await self.staff.medical_summary(profile, alerts, lang)
 
     # --- entry point -------------------------------------------------------------------------
 
@@ -149,16 +222,12 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         async with self._locks[inbound.chat_id]:
             view = await repo.chat_view(engine=self.records, chat_id=inbound.chat_id)
             lang = view.lang or self._first_lang(inbound)
-            handling = Handling(view=view, lang=None if view.lang else lang)
+            reply = Reply(lang=lang)
+            h = Handling(inbound=inbound, reply=reply, view=view, lang=None if view.lang else lang)
             if not view.lang_chosen and (followed := self._followed_lang(inbound, lang)):
-                lang = handling.lang = followed  # answered as they write, and remembered
-            token = HANDLING.set(handling)
-            try:
-                reply = Reply(lang=lang)
-                await self._dispatch(inbound, reply, view)
-                await self._commit(inbound.chat_id, handling, self._offered(inbound, reply, view))
-            finally:
-                HANDLING.reset(token)
+                reply.lang = h.lang = followed  # answered as they write, and remembered
+            await self._dispatch(h)
+            await self._commit(h, self._offered(h))
             log.info(
                 "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
                 self.chat_tag(inbound.chat_id),
@@ -170,24 +239,22 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
             )
             return reply
 
-    async def _dispatch(self, inbound: Inbound, reply: Reply, view: repo.ChatView) -> None:
+    async def _dispatch(self, h: Handling) -> None:
         """Safety first (over the chat's last day), a crisis held, then the refused press, the
         command, the steering button or the turn."""
-        recent = Recent.load(view.safety, inbound.at)
-        handling = HANDLING.get()
-        if handling is not None:
-            handling.safety = recent
-        reply.help_coming = bool(self.safety.waiting_for_help(recent, inbound.at))
-        holding = self.safety.level_still(recent, inbound.at, reply.lang) is not None
+        inbound, reply, view, desk = h.inbound, h.reply, h.view, self.services.safety
+        recent = h.safety = Recent.load(view.safety, inbound.at)
+        reply.help_coming = bool(desk.waiting_for_help(recent, inbound.at))
+        holding = desk.level_still(recent, inbound.at, reply.lang) is not None
         said = self._said(inbound)
         # what to do now in the words the person wrote in (an English tourist in a Korean chat)
         lang = (detect_lang(said) if len(said.strip()) > 3 else None) or reply.lang
-        reply.alerts = self.safety.assess(said, recent, inbound.at)
+        reply.alerts = desk.assess(said, recent, inbound.at)
         if reply.alerts:  # what to do now comes before anything else
-            reply.add(self.safety.reply(reply.alerts, lang))
+            reply.add(desk.reply(reply.alerts, lang))
         elif holding and recent.settled == inbound.at.isoformat():
             reply.add(self.knowledge.message("help_arrived", lang))  # the crew has them
-        elif again := self.safety.urgency_again(said, recent, lang):
+        elif again := desk.urgency_again(said, recent, lang):
             reply.add(again)  # "can I wait?" after a red flag: the level, first
             reply.level_again = True
         if recent.crisis is not None and inbound.kind in ("text", "file"):
@@ -199,59 +266,31 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         if (
             refusal is not None
             and not inbound.data.startswith(CONTROL_PREFIXES)
-            and await self._is_replay(inbound, view)
+            and await self.legal.is_replay(inbound, view)
         ):  # an answer the intake took before a crash: answered as a replay (never fed
             refusal = None  # again); a steering button is never let through this way
         domain = view.domain
         if refusal is not None:
-            await self._refuse_press(inbound, refusal, reply)
+            await self._refuse_press(h, refusal)
         elif inbound.kind == "command":
-            await self._domain_command(inbound, reply, view)
+            await self.commands.command(h)
         elif inbound.kind == "choice" and inbound.data.startswith("domain:"):
-            await self._domain_button(inbound, reply)
+            await self.commands.domain_button(h)
         elif inbound.kind == "choice" and inbound.data.startswith(CONTROL_PREFIXES):
-            await self._control_button(inbound, reply)
+            await self.commands.control_button(h)
         elif inbound.kind == "choice" and inbound.data.startswith("m:"):
-            await self._medical_button(inbound, reply)
+            await self.medical.button(h)
         else:
             if domain is None and inbound.kind in ("text", "file"):
                 if view.open is None:  # a chat's first words choose where they go
-                    domain = self._first_domain(inbound)
-                    await self._set_domain(inbound.chat_id, domain, reply.lang)
+                    domain = self.medical.first_domain(inbound)
+                    await self.medical.set_domain(inbound.chat_id, domain, reply.lang, h)
             if domain == "medical":
-                await self._medical_turn(inbound, reply)
+                await self.medical.turn(h)
             else:
-                await self._turn(inbound, reply)
+                await self.legal.turn(h)
         if reply.alerts:
             await self._raise_alerts(inbound, reply)
-
-    async def _domain_command(self, inbound: Inbound, reply: Reply, view: repo.ChatView) -> None:
-        """/start and /new choose or switch the domain; other commands act on the domain in
-        use (the medical ones first when it is medical)."""
-        name, args = inbound.command.lower(), [a.lower() for a in inbound.args]
-        # `/start intake` is the deep link a group chat is given: the legal intake.
-        wanted = next((a for a in args if a in ("legal", "medical", "intake")), None)
-        wanted = "legal" if wanted == "intake" else wanted
-        if name in ("start", "new") and wanted is not None:
-            await self._set_domain(inbound.chat_id, wanted, reply.lang)
-            if wanted == "medical":
-                await self._medical_start(inbound, reply)
-            else:
-                await self._command(inbound, reply)
-            return
-        if name == "start" and view.domain is None and view.open is None:
-            self._offer_domains(reply)
-            return
-        if name == "start" and view.domain == "medical":
-            await self._medical_start(inbound, reply)
-            return
-        if name == "new" and view.domain == "medical":
-            current = self.knowledge.message("domain_medical_name", reply.lang)
-            self._offer_domains(reply, "switch_domain", current=current)
-            return
-        if view.domain == "medical" and await self._medical_command(inbound, reply):
-            return
-        await self._command(inbound, reply)
 
     def _stay_with(self, reply: Reply, view: repo.ChatView) -> None:
         """After a suicide alert: a word of presence (unless the alert just spoke) and a button
@@ -279,11 +318,11 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         """Record the safety alerts of this input (on the medical profile when the chat is in
         the medical domain, else on its latest intake) and queue the staff notices."""
         if reply.state == "MEDICAL":
-            session_id: str | None = await self._profile_id(inbound.chat_id) or None
+            session_id: str | None = await self.medical.profile_id(inbound.chat_id) or None
         else:
             latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
             session_id = latest.id if latest else None
-        reply.notices += await self.safety.record(
+        reply.notices += await self.services.safety.record(
             self.records,
             chat_id=inbound.chat_id,
             chat_label=self.chat_tag(inbound.chat_id),
@@ -294,16 +333,42 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
             lang=self.settings.intake_default_lang,
         )
 
+    async def _commit(self, h: Handling, offer: tuple[int | None, list[str]]) -> None:
+        """The handling's one write: language, offer, the turn's changes and its row."""
+        sid = h.case.session_id if h.case else None
+        chat_id = h.inbound.chat_id
+        safety = None
+        if h.safety is not None and h.safety.changed and not h.forgotten:
+            row_lang = h.lang or h.view.lang or self.settings.intake_default_lang
+            safety = (row_lang, h.safety.dump())
+        written = await self.services.retrying(
+            lambda: repo.write_turn(
+                engine=self.records,
+                chat_id=chat_id,
+                lang=h.lang,
+                offer=None if h.forgotten else offer,
+                case=h.case,
+                turn=h.row,
+                safety=safety,
+            ),
+            f"session={sid}" if sid else f"chat={self.chat_tag(chat_id)}",
+        )
+        if sid is not None:
+            self.legal.records_written(sid, written)
+            if written:
+                failpoints.reach("after_records")
+        for step in h.after:
+            await step()
+
     # --- buttons ------------------------------------------------------------------------------
 
     @staticmethod
-    def _offered(
-        inbound: Inbound, reply: Reply, view: repo.ChatView
-    ) -> tuple[int | None, list[str]]:
+    def _offered(h: Handling) -> tuple[int | None, list[str]]:
         """The reply's buttons: from now the only presses that count, for this person only."""
+        inbound, reply = h.inbound, h.reply
         offered = [c["data"] for m in reply.messages for c in m.get("choices") or []]
         if reply.keeps_question:
-            previous = view.offer
+            previous = h.view.offer
             if previous is not None and previous[0] == inbound.user_id:
                 kept = [d for d in previous[1] if not d.startswith(CONTROL_PREFIXES)]
                 offered += [d for d in kept if d not in offered]
@@ -324,44 +389,25 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
             return "stale_button"
         return None
 
-    async def _refuse_press(self, inbound: Inbound, refusal: str, reply: Reply) -> None:
+    async def _refuse_press(self, h: Handling, refusal: str) -> None:
         """A press that does not count: say why, and show where things stand in the chat's
         current domain (a medical chat is never shown its open legal intake's question)."""
+        inbound, reply = h.inbound, h.reply
         reply.refused = True
         reply.add(self.knowledge.message(refusal, reply.lang))
-        handling = HANDLING.get()
-        if handling is not None and handling.view.domain == "medical":
-            await self._medical_open_question(inbound.chat_id, reply)
+        if h.view.domain == "medical":
+            await self.medical.open_question(inbound.chat_id, reply)
             return
-        session, values, where = await self._current(inbound.chat_id)
+        session, values, where = await self.legal.current(inbound.chat_id)
         if session is not None:
-            self._prompt(values, *where, reply)
+            self.legal.prompt(values, *where, reply)
             return
         latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
         if latest is not None and latest.status == "completed":
             reply.add(self.knowledge.message("session_completed", reply.lang))
             reply.state = "COMPLETED"
 
-    # --- helpers ------------------------------------------------------------------------------
-
-    @staticmethod
-    def _waiting(snapshot: Any) -> tuple[str | None, str | None]:
-        """(node, field) the intake waits on, from its checkpoint."""
-        standing = Standing.of(snapshot)
-        return standing.node, standing.asked
-
-    def _prompt(
-        self, values: dict[str, Any], node: str | None, asked: str | None, reply: Reply
-    ) -> None:
-        """Repeat the current question in the chat's language."""
-        if node is None:
-            return
-        message = self.spec.current_prompt(self.knowledge, values, node, asked, reply.lang)
-        if message:
-            reply.messages.append(message)
-        reply.state, reply.field = node, asked
-        snap = self.spec.snapshot(self.knowledge, values, node)
-        reply.progress = round(100 * snap["completion_rate"])
+    # --- the chat's language ------------------------------------------------------------------
 
     @staticmethod
     def _followed_lang(inbound: Inbound, lang: str) -> str | None:
@@ -377,20 +423,3 @@ class Engine(TurnSteps, Commands, MedicalSteps, StaffViews):
         if lang is None and inbound.language_code:
             lang = "en" if inbound.language_code.lower().startswith("en") else "ko"
         return lang or self.settings.intake_default_lang
-
-    async def _current(
-        self, chat_id: int
-    ) -> tuple[Any, dict[str, Any], tuple[str | None, str | None]]:
-        """(open session, its state values, (waiting node, field asked)).
-
-        An open session whose graph has finished is repaired here (its records written and
-        closed), so every read of the chat sees it completed.
-        """
-        session = await repo.open_session(engine=self.records, chat_id=chat_id)
-        if session is None:
-            return None, {}, (None, None)
-        standing = await self._standing(session.id)
-        if standing.node == "COMPLETED":
-            await self._repair(session.id, standing.values)
-            return None, {}, (None, None)
-        return session, standing.values, (standing.node, standing.asked)

@@ -1,5 +1,6 @@
 """The medical assistant in the engine: which domain a chat's messages go to, the medical turn,
-and the medical commands (/profile, /summary, /status) and buttons (mixed into `Engine`).
+and the medical commands (/profile, /summary, /status) and buttons (`MedicalTurns`, composed by
+`Engine`).
 
 A chat has one medical profile (db/medical_repo.py) whose id is its medical graph thread; the
 legal intake keeps its own sessions and threads, so a chat can have both at once.
@@ -14,9 +15,9 @@ from typing import Any
 
 from bot import failpoints
 from bot.messages import MAX_INPUT_CHARS, Inbound, Reply
-from bot.turn import HANDLING
+from bot.services import Handling, Services, thread_config
+from bot.turn import LegalTurns
 from db import medical_repo, repo
-from graphs.common.context import Context
 from graphs.common.text import detect_lang
 from graphs.medical import memory, records
 from graphs.medical.nodes import RED_FLAG, WHILE_WAITING, extractor
@@ -31,37 +32,49 @@ RECENT_TALK = timedelta(hours=2)  # a health conversation still going on
 CLEARLY_LEGAL = 0.75  # classifier confidence that moves a health conversation without asking
 
 
-class MedicalSteps:
-    """Domains and the medical turn (mixed into `Engine`)."""
+class MedicalTurns:
+    """Which domain a chat's messages go to, the medical turn, its commands and buttons."""
+
+    def __init__(self, services: Services, legal: LegalTurns) -> None:
+        self.services = services
+        self.graph = services.medical_graph
+        self.legal = legal  # where a legal matter told to the assistant goes
 
     # --- which domain ------------------------------------------------------------------------
 
     def _domain_buttons(self, lang: str) -> list[dict[str, str]]:
-        kn = self.knowledge
+        kn = self.services.knowledge
         return [
             {"label": kn.message("btn_domain_legal", lang), "data": "domain:legal"},
             {"label": kn.message("btn_domain_medical", lang), "data": "domain:medical"},
         ]
 
-    def _offer_domains(self, reply: Reply, key: str = "choose_domain", **values: Any) -> None:
+    def offer_domains(self, reply: Reply, key: str = "choose_domain", **values: Any) -> None:
+        """Ask where the chat's messages go (Legal / Medical buttons)."""
         reply.keeps_question = True
         reply.add(
-            self.knowledge.message(key, reply.lang, **values), self._domain_buttons(reply.lang)
+            self.services.knowledge.message(key, reply.lang, **values),
+            self._domain_buttons(reply.lang),
         )
 
     async def use_domain(self, chat_id: int, domain: str) -> None:
         """Send the chat's messages to `domain` from now on (the console's --domain)."""
-        lang = await repo.get_lang(engine=self.records, chat_id=chat_id)
-        await self._set_domain(chat_id, domain, lang or self.settings.intake_default_lang)
+        sv = self.services
+        lang = await repo.get_lang(engine=sv.records, chat_id=chat_id)
+        await self.set_domain(chat_id, domain, lang or sv.settings.intake_default_lang)
 
-    async def _set_domain(self, chat_id: int, domain: str, lang: str) -> None:
-        await repo.set_domain(engine=self.records, chat_id=chat_id, domain=domain, lang=lang)
-        handling = HANDLING.get()
-        if handling is not None:
-            handling.view.domain = domain
-        log.info("chat=%s domain=%s", self.chat_tag(chat_id), domain)
+    async def set_domain(
+        self, chat_id: int, domain: str, lang: str, h: Handling | None = None
+    ) -> None:
+        """Send the chat's messages to `domain` from now on (and so the handling `h` sees)."""
+        await repo.set_domain(
+            engine=self.services.records, chat_id=chat_id, domain=domain, lang=lang
+        )
+        if h is not None:
+            h.view.domain = domain
+        log.info("chat=%s domain=%s", self.services.chat_tag(chat_id), domain)
 
-    def _first_domain(self, inbound: Inbound) -> str:
+    def first_domain(self, inbound: Inbound) -> str:
         """Where a chat's first message goes: the medical assistant when it clearly speaks of
         health (a condition, symptom, medicine or reading) and not of a legal matter; the legal
         intake otherwise."""
@@ -76,7 +89,7 @@ class MedicalSteps:
     def _sounds_legal(self, text: str, *, clearly: bool = False) -> bool:
         """A legal matter named outright (the case-type criteria's strong words); `clearly`:
         beyond doubt, as a health conversation needs before it is moved."""
-        classifier = getattr(self.brain, "classifier", None)
+        classifier = getattr(self.services.brain, "classifier", None)
         if classifier is None:
             return False
         try:
@@ -85,62 +98,46 @@ class MedicalSteps:
             return False
         return bool(found.confident) and (not clearly or found.confidence >= CLEARLY_LEGAL)
 
-    async def _domain_button(self, inbound: Inbound, reply: Reply) -> None:
-        """A Legal / Medical button: the chat's messages go there from now on."""
-        domain = inbound.data.removeprefix("domain:")
-        if domain not in DOMAINS:
-            reply.add(self.knowledge.message("stale_button", reply.lang))
-            return
-        await self._set_domain(inbound.chat_id, domain, reply.lang)
-        if domain == "medical":
-            await self._medical_start(inbound, reply)
-            return
-        session, values, where = await self._current(inbound.chat_id)
-        if session is not None:
-            reply.add(self.knowledge.message("continued", reply.lang))
-            self._prompt(values, *where, reply)
-        else:
-            await self._start_new(inbound, reply)
-
     # --- the medical turn --------------------------------------------------------------------
 
-    async def _medical_start(self, inbound: Inbound, reply: Reply) -> None:
+    async def start(self, h: Handling) -> None:
+        """Open the chat's profile (once) and greet."""
+        inbound, reply = h.inbound, h.reply
         await medical_repo.open_profile(
-            engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id
+            engine=self.services.records, chat_id=inbound.chat_id, user_id=inbound.user_id
         )
-        reply.add(self.knowledge.message("med_greeting", reply.lang))
+        reply.add(self.services.knowledge.message("med_greeting", reply.lang))
         reply.state = "MEDICAL"
 
-    def _medical_context(self, inbound: Inbound, lang: str) -> Context:
-        return self._context(inbound, lang)
-
-    async def _medical_values(self, chat_id: int) -> tuple[Any, dict[str, Any]]:
-        profile = await medical_repo.profile_of(engine=self.records, chat_id=chat_id)
+    async def values_of(self, chat_id: int) -> tuple[Any, dict[str, Any]]:
+        """(the chat's profile row, its medical thread's state); (None, {}) before any."""
+        profile = await medical_repo.profile_of(engine=self.services.records, chat_id=chat_id)
         if profile is None:
             return None, {}
-        snapshot = await self.medical_graph.aget_state(self._config(profile.id))
+        snapshot = await self.graph.aget_state(thread_config(profile.id))
         return profile, snapshot.values or {}
 
-    async def _medical_open_question(self, chat_id: int, reply: Reply) -> None:
+    async def open_question(self, chat_id: int, reply: Reply) -> None:
         """Show what the medical assistant waits on: its yes / no question with its buttons
         (kept in the state with the replies of the run that asked it), else a short prompt."""
-        _, values = await self._medical_values(chat_id)
+        _, values = await self.values_of(chat_id)
         asking = []
         if values.get("pending"):
             asking = [m for m in values.get("outbox") or [] if m.get("choices")]
         reply.messages += asking or [
-            {"text": self.knowledge.message("med_prompt", reply.lang), "choices": []}
+            {"text": self.services.knowledge.message("med_prompt", reply.lang), "choices": []}
         ]
         reply.state = "MEDICAL"
 
-    async def _medical_turn(self, inbound: Inbound, reply: Reply) -> None:
+    async def turn(self, h: Handling) -> None:
         """One message (or button) through the medical graph, and the profile written after it."""
-        kn, lang = self.knowledge, reply.lang
+        sv, inbound, reply = self.services, h.inbound, h.reply
+        kn, lang = sv.knowledge, reply.lang
         if inbound.kind == "choice" and not inbound.data.startswith("m:"):
             # A counted press of a button the legal intake offered answers the legal intake,
             # which the chat follows from then on: a press goes to the domain that offered it.
-            await self._set_domain(inbound.chat_id, "legal", lang)
-            await self._turn(inbound, reply)
+            await self.set_domain(inbound.chat_id, "legal", lang, h)
+            await self.legal.turn(h)
             return
         reply.state = "MEDICAL"
         if inbound.kind in ("unsupported", "edited", "file", "start"):
@@ -169,27 +166,25 @@ class MedicalSteps:
                 else:
                     # A legal matter told outright goes to the legal intake as its description,
                     # as a chat's first words would; the health profile stays as it is.
-                    await self._set_domain(inbound.chat_id, "legal", lang)
+                    await self.set_domain(inbound.chat_id, "legal", lang, h)
                     reply.add(kn.message("domain_switched_legal", lang))
-                    await self._turn(inbound, reply)
+                    await self.legal.turn(h)
                     return
             message["text"] = text
             written = detect_lang(text)
-            handling = HANDLING.get()
-            chosen = handling is not None and handling.view.lang_chosen  # /lang wins
+            chosen = h.view.lang_chosen  # /lang wins
             if written and written != lang and len(text) > 3 and not chosen:
                 lang = reply.lang = written  # answered as they write; /profile, /summary too
-                if handling is not None:
-                    handling.lang = written
+                h.lang = written
         profile = await medical_repo.open_profile(
-            engine=self.records, chat_id=inbound.chat_id, user_id=inbound.user_id
+            engine=sv.records, chat_id=inbound.chat_id, user_id=inbound.user_id
         )
-        config = self._config(profile.id)
-        before = (await self.medical_graph.aget_state(config)).values or {}
+        config = thread_config(profile.id)
+        before = (await self.graph.aget_state(config)).values or {}
         if inbound.input_id and before.get("last_input_id") == inbound.input_id:
-            await self._medical_replay(inbound, reply, profile.id, before)
+            await self._replay(inbound, reply, profile.id, before)
             return
-        recent = getattr(HANDLING.get(), "safety", None)
+        recent = h.safety
         # The ambulance may be on its way: what to do meanwhile, not the general corpus (also
         # after a 119-now alert said again while waiting: "it's hard to breathe, sit or lie?").
         waiting = []
@@ -198,20 +193,20 @@ class MedicalSteps:
             and (reply.help_coming or reply.alerts)
             and all(hit.category == "medical" for hit in reply.alerts)
         ):
-            waiting = self.safety.waiting_for_help(recent, inbound.at)
+            waiting = sv.safety.waiting_for_help(recent, inbound.at)
         if any(hit.now for hit in reply.alerts):  # what to do now came first: no answer
             message["urgent"] = RED_FLAG
         elif waiting:
             message["urgent"] = WHILE_WAITING
-            message["sources"] = self.safety.sources([group for group, _ in waiting])
+            message["sources"] = sv.safety.sources([group for group, _ in waiting])
         elif reply.level_again:  # "can I wait?": the level, again, is the answer
             message["urgent"] = RED_FLAG
-        context = self._medical_context(inbound, reply.lang)
-        result = await self.medical_graph.ainvoke(
+        context = sv.context(inbound, reply.lang)
+        result = await self.graph.ainvoke(
             {"message": message},
             config,
             context=context,
-            durability=self.settings.intake_durability,
+            durability=sv.settings.intake_durability,
         )
         failpoints.reach("after_graph")
         outbox = result.get("outbox") or []
@@ -224,7 +219,7 @@ class MedicalSteps:
                 waiting, message["text"], result, reply, context.now
             )
         elif not reply.alerts and not reply.level_again and outbox:
-            still = self.safety.level_still(recent, inbound.at, lang)
+            still = sv.safety.level_still(recent, inbound.at, lang)
             if still:  # a red flag of the last hours: no answer may seem to undercut it
                 reply.add(still)
         reply.messages += outbox
@@ -232,7 +227,7 @@ class MedicalSteps:
             button = {"label": kn.message("btn_domain_legal", lang), "data": "domain:legal"}
             reply.add(kn.message("legal_offer_from_medical", lang), [button])
         await self._write_profile(profile.id, result, context.now)
-        self._keep_profile_terms(result.get("profile"), context.now)
+        self._keep_profile_terms(h, result.get("profile"), context.now)
         failpoints.reach("after_records")
 
     def _while_help_comes(
@@ -245,7 +240,7 @@ class MedicalSteps:
     ) -> list[dict[str, Any]]:
         """After a 119-now alert: the level (unless just said again), the steps of each group
         raised, and when asked, what not to give and what to tell the crew."""
-        kn, lang, desk = self.knowledge, reply.lang, self.safety
+        kn, lang, desk = self.services.knowledge, reply.lang, self.services.safety
         said_again = reply.level_again or reply.alerts  # the level was just said
         texts = [] if said_again else [kn.message("level_still_waiting", lang)]
         texts += desk.first_aid([group for group, _ in waiting], lang)
@@ -260,31 +255,32 @@ class MedicalSteps:
 
     def _clock_time(self, iso: str) -> str:
         """An ISO time as the chat's clock shows it ("14:05")."""
+        zone = self.services.settings.zone
         at = datetime.fromisoformat(iso)
         if at.tzinfo is None:
-            at = at.replace(tzinfo=self.settings.zone)
-        return at.astimezone(self.settings.zone).strftime("%H:%M")
+            at = at.replace(tzinfo=zone)
+        return at.astimezone(zone).strftime("%H:%M")
 
-    def _keep_profile_terms(self, profile: dict[str, Any] | None, now: Any) -> None:
+    def _keep_profile_terms(self, h: Handling, profile: dict[str, Any] | None, now: Any) -> None:
         """What the profile now stands for in the safety rules, kept with the chat's safety
         memory (a sign said later completes a rule with it)."""
-        handling = HANDLING.get()
-        if handling is None or handling.safety is None:
+        if h.safety is None:
             return
-        terms = self.knowledge.safety.profile_terms
-        handling.safety.set_standing(profile_terms(profile or memory.new_profile(), now, terms))
+        terms = self.services.knowledge.safety.profile_terms
+        h.safety.set_standing(profile_terms(profile or memory.new_profile(), now, terms))
 
-    async def _medical_replay(
+    async def _replay(
         self, inbound: Inbound, reply: Reply, profile_id: str, values: dict[str, Any]
     ) -> None:
         """The message the graph took last, delivered again (the process died before its reply
         was sent): its replies, kept in the state, are sent again and the profile written from
         the state; the graph is not run again, so the question is counted once."""
+        sv = self.services
         log.warning(
-            "chat=%s medical input answered again after a crash", self.chat_tag(inbound.chat_id)
+            "chat=%s medical input answered again after a crash", sv.chat_tag(inbound.chat_id)
         )
         reply.messages += values.get("outbox") or []
-        await self._write_profile(profile_id, values, inbound.at.astimezone(self.settings.zone))
+        await self._write_profile(profile_id, values, inbound.at.astimezone(sv.settings.zone))
 
     @staticmethod
     def _names_health(text: str) -> bool:
@@ -297,27 +293,28 @@ class MedicalSteps:
     async def _talking_health(self, inbound: Inbound) -> bool:
         """The chat spoke of health in the last two hours (a question asked or an item said):
         a message that sounds legal then gets a button to move, never a silent switch."""
-        _, values = await self._medical_values(inbound.chat_id)
+        _, values = await self.values_of(inbound.chat_id)
         now = inbound.at
         said = [q.get("at") for q in values.get("asked") or []]
         said += [i.get("last_said") for i in (values.get("profile") or {}).get("items", [])]
         for at in filter(None, said):
             when = datetime.fromisoformat(at)
             if when.tzinfo is None:
-                when = when.replace(tzinfo=self.settings.zone)
+                when = when.replace(tzinfo=self.services.settings.zone)
             if now - when <= RECENT_TALK:
                 return True
         return False
 
-    async def _profile_id(self, chat_id: int) -> str:
-        profile = await medical_repo.profile_of(engine=self.records, chat_id=chat_id)
+    async def profile_id(self, chat_id: int) -> str:
+        """The id of the chat's medical profile ("" before it has one)."""
+        profile = await medical_repo.profile_of(engine=self.services.records, chat_id=chat_id)
         return profile.id if profile is not None else ""
 
     async def _write_profile(self, profile_id: str, values: dict[str, Any], now: Any) -> None:
         profile = values.get("profile") or memory.new_profile()
-        await self._retrying(
+        await self.services.retrying(
             lambda: medical_repo.sync_profile(
-                engine=self.records,
+                engine=self.services.records,
                 profile_id=profile_id,
                 subject=profile.get("subject", "self"),
                 items=records.stored_items(profile, now),
@@ -328,91 +325,101 @@ class MedicalSteps:
 
     # --- medical commands and buttons -----------------------------------------------------------
 
-    async def _medical_command(self, inbound: Inbound, reply: Reply) -> bool:
-        """/profile, /summary, /status, /help and /cancel in the medical domain; False for any
-        other command (handled as in the legal intake)."""
-        kn, lang = self.knowledge, reply.lang
-        name = inbound.command.lower()
+    async def profile_command(self, h: Handling) -> None:
+        """/profile: what the assistant remembers, each item with a button to delete it."""
+        kn, reply = self.services.knowledge, h.reply
         reply.state = "MEDICAL"
-        now = inbound.at.astimezone(self.settings.zone)
-        profile_row, values = await self._medical_values(inbound.chat_id)
+        now = h.at.astimezone(self.services.settings.zone)
+        _, values = await self.values_of(h.inbound.chat_id)
         profile = values.get("profile") or memory.new_profile()
-        if name == "profile":
-            text = records.profile_text(kn, profile, lang, now)
-            if text is None:
-                reply.add(kn.message("med_profile_empty", lang))
-            else:
-                reply.add(text, records.removable(profile, lang))
-            return True
-        if name == "summary":
-            alerts = []
-            if profile_row is not None:
-                alerts = (
-                    await repo.alerts_for(engine=self.records, session_ids=[profile_row.id])
-                ).get(profile_row.id, [])
-            text = records.summary_text(kn, values, alerts, lang, now)
-            if text is None:
-                reply.add(kn.message("med_summary_empty", lang))
-                return True
-            reply.add(text)
-            if profile_row is not None:
-                await medical_repo.sync_profile(
-                    engine=self.records,
-                    profile_id=profile_row.id,
-                    subject=profile.get("subject", "self"),
-                    items=records.stored_items(profile, now),
-                    asked=values.get("asked") or [],
-                    summary_text=text,
-                )
-            return True
-        if name == "status":
-            count = len(
-                [i for i in profile.get("items", []) if i["name"] not in memory.PAIRS.values()]
-            )
-            reply.add(
-                kn.message(
-                    "med_status", lang, count=count, questions=len(values.get("asked") or [])
-                )
-            )
-            return True
-        if name == "help":
-            reply.add(kn.message("med_greeting", lang))
-            return True
-        if name == "cancel":
-            reply.add(kn.message("nothing_to_cancel", lang))
-            return True
-        return False
+        text = records.profile_text(kn, profile, reply.lang, now)
+        if text is None:
+            reply.add(kn.message("med_profile_empty", reply.lang))
+        else:
+            reply.add(text, records.removable(profile, reply.lang))
 
-    async def _medical_button(self, inbound: Inbound, reply: Reply) -> None:
-        """A medical button: delete a profile item, or yes / no to what the graph asked."""
-        kn, lang = self.knowledge, reply.lang
+    async def summary_command(self, h: Handling) -> None:
+        """/summary: the pre-visit summary, kept with the profile."""
+        sv, reply = self.services, h.reply
+        kn, lang = sv.knowledge, reply.lang
         reply.state = "MEDICAL"
-        if inbound.data.startswith("m:del:"):
-            key = inbound.data.removeprefix("m:del:")
-            profile_row, values = await self._medical_values(inbound.chat_id)
-            if profile_row is None:
-                reply.add(kn.message("med_item_gone", lang))
-                return
-            before = values.get("profile") or memory.new_profile()
-            gone = next((i for i in before.get("items", []) if i["key"] == key), None)
-            profile, removed = memory.remove(before, key)
-            if gone is not None and gone["name"] in memory.PAIRS:  # a blood pressure pair
-                profile, _ = memory.remove(
-                    profile, key.removesuffix(gone["name"]) + memory.PAIRS[gone["name"]]
-                )
-            if not removed or gone is None:
-                reply.add(kn.message("med_item_gone", lang))
-                return
-            config = self._config(profile_row.id)
-            cache = [e for e in values.get("cache") or [] if key not in e["used_keys"]]
-            await self.medical_graph.aupdate_state(
-                config, {"profile": profile, "cache": cache}, as_node="store_response"
+        now = h.at.astimezone(sv.settings.zone)
+        profile_row, values = await self.values_of(h.inbound.chat_id)
+        profile = values.get("profile") or memory.new_profile()
+        alerts = []
+        if profile_row is not None:
+            alerts = (await repo.alerts_for(engine=sv.records, session_ids=[profile_row.id])).get(
+                profile_row.id, []
             )
-            now = inbound.at.astimezone(self.settings.zone)
-            await self._write_profile(profile_row.id, {**values, "profile": profile}, now)
-            self._keep_profile_terms(profile, now)
-            name = records.item_label(gone, before, lang)
-            log.info("chat=%s profile item removed", self.chat_tag(inbound.chat_id))
-            reply.add(kn.message("med_item_removed", lang, name=name))
+        text = records.summary_text(kn, values, alerts, lang, now)
+        if text is None:
+            reply.add(kn.message("med_summary_empty", lang))
             return
-        await self._medical_turn(inbound, reply)
+        reply.add(text)
+        if profile_row is not None:
+            await medical_repo.sync_profile(
+                engine=sv.records,
+                profile_id=profile_row.id,
+                subject=profile.get("subject", "self"),
+                items=records.stored_items(profile, now),
+                asked=values.get("asked") or [],
+                summary_text=text,
+            )
+
+    async def status_command(self, h: Handling) -> None:
+        """/status: how many items are remembered and questions asked."""
+        kn, reply = self.services.knowledge, h.reply
+        reply.state = "MEDICAL"
+        _, values = await self.values_of(h.inbound.chat_id)
+        profile = values.get("profile") or memory.new_profile()
+        count = len([i for i in profile.get("items", []) if i["name"] not in memory.PAIRS.values()])
+        reply.add(
+            kn.message(
+                "med_status", reply.lang, count=count, questions=len(values.get("asked") or [])
+            )
+        )
+
+    async def help_command(self, h: Handling) -> None:
+        """/help: the greeting, which says what the assistant does."""
+        h.reply.state = "MEDICAL"
+        h.reply.add(self.services.knowledge.message("med_greeting", h.reply.lang))
+
+    async def cancel_command(self, h: Handling) -> None:
+        """/cancel: the assistant has nothing to cancel (/forget deletes the profile)."""
+        h.reply.state = "MEDICAL"
+        h.reply.add(self.services.knowledge.message("nothing_to_cancel", h.reply.lang))
+
+    async def button(self, h: Handling) -> None:
+        """A medical button: delete a profile item, or yes / no to what the graph asked."""
+        sv, inbound, reply = self.services, h.inbound, h.reply
+        kn, lang = sv.knowledge, reply.lang
+        reply.state = "MEDICAL"
+        if not inbound.data.startswith("m:del:"):
+            await self.turn(h)
+            return
+        key = inbound.data.removeprefix("m:del:")
+        profile_row, values = await self.values_of(inbound.chat_id)
+        if profile_row is None:
+            reply.add(kn.message("med_item_gone", lang))
+            return
+        before = values.get("profile") or memory.new_profile()
+        gone = next((i for i in before.get("items", []) if i["key"] == key), None)
+        profile, removed = memory.remove(before, key)
+        if gone is not None and gone["name"] in memory.PAIRS:  # a blood pressure pair
+            profile, _ = memory.remove(
+                profile, key.removesuffix(gone["name"]) + memory.PAIRS[gone["name"]]
+            )
+        if not removed or gone is None:
+            reply.add(kn.message("med_item_gone", lang))
+            return
+        config = thread_config(profile_row.id)
+        cache = [e for e in values.get("cache") or [] if key not in e["used_keys"]]
+        await self.graph.aupdate_state(
+            config, {"profile": profile, "cache": cache}, as_node="store_response"
+        )
+        now = inbound.at.astimezone(sv.settings.zone)
+        await self._write_profile(profile_row.id, {**values, "profile": profile}, now)
+        self._keep_profile_terms(h, profile, now)
+        name = records.item_label(gone, before, lang)
+        log.info("chat=%s profile item removed", sv.chat_tag(inbound.chat_id))
+        reply.add(kn.message("med_item_removed", lang, name=name))

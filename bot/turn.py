@@ -1,53 +1,28 @@
 """A turn of the intake: the person's message through the graph, and the records after it.
 
 The turn reads what it needs of the chat once (`repo.chat_view`, in `Engine.handle`) and leaves
-what it changed (`repo.case_changes`) for the one write at the end of the handling.
+what it changed (`repo.case_changes`) on the `Handling` for the one write at its end.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from langgraph.types import Command
 
 from bot import failpoints
-from bot.messages import (
-    MAX_INPUT_CHARS,
-    RECORD_RETRIES,
-    Inbound,
-    Reply,
-)
+from bot.messages import MAX_INPUT_CHARS, Inbound, Reply
+from bot.services import Handling, Services, thread_config
 from db import repo
-from graphs.common.context import Context
 from graphs.common.intents import read_intent
 from graphs.common.text import detect_lang, is_meaningless
-from graphs.safety.rules import Recent
+from knowledge.loader import Knowledge
 
 log = logging.getLogger("bot.engine")
-
-
-@dataclass
-class Handling:
-    """One `Engine.handle` call: what it read of the chat, and what it will write at its end."""
-
-    view: repo.ChatView
-    lang: str | None = None  # a language to remember for the chat
-    case: repo.CaseChanges | None = None  # what the turn changed in its session's records
-    row: dict[str, Any] | None = None  # the turn's question-answer row
-    after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # once written
-    fresh: bool = True  # False once sessions were opened or closed after the read
-    forgotten: bool = False  # the chat was erased (/forget): nothing of it is written back
-    safety: Recent | None = None  # the safety check's memory, written back when it changed
-
-
-# The handling in progress in this task (each chat's handling runs in its own task).
-HANDLING: ContextVar[Handling | None] = ContextVar("handling", default=None)
 
 
 # Threads whose standing after their last run is kept in memory (a few KB each).
@@ -89,87 +64,111 @@ class Standing:
         return cls(values, "COMPLETED", None, False)
 
 
-class TurnSteps:
-    """The engine's turn pipeline (mixed into `Engine`)."""
+def ask_forget(knowledge: Knowledge, reply: Reply) -> None:
+    """Ask before deleting everything; the question waiting stays (its buttons count)."""
+    lang = reply.lang
+    reply.keeps_question = True
+    reply.add(
+        knowledge.message("forget_confirm", lang),
+        [
+            {"label": knowledge.message("btn_forget", lang), "data": "cmd:forget"},
+            {"label": knowledge.message("btn_keep", lang), "data": "cmd:keep"},
+        ],
+    )
 
-    async def _turn(self, inbound: Inbound, reply: Reply) -> None:
-        """Feed one message to the chat's open intake (starting one if there is none)."""
-        kn, lang = self.knowledge, reply.lang
+
+class LegalTurns:
+    """The legal intake's turns: its threads, where each stands, and its session records."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.spec = services.legal
+        self.graph = services.legal_graph
+        # Where this process's last run left each recent thread (see `standing`).
+        self.standings: OrderedDict[str, Standing] = OrderedDict()
+        # Sessions whose last records write failed: their next turn rewrites them whole.
+        self.dirty: set[str] = set()
+
+    async def turn(self, h: Handling, inbound: Inbound | None = None) -> None:
+        """Feed one message (the handling's, unless another is given) to the chat's open
+        intake, starting one if there is none."""
+        sv, reply = self.services, h.reply
+        inbound = inbound or h.inbound
+        kn, lang = sv.knowledge, reply.lang
         if inbound.kind == "text" and read_intent(inbound.text, kn).kind == "forget":
-            self._ask_forget(reply)  # "제 정보 다 삭제해 주세요": the /forget confirmation
+            ask_forget(kn, reply)  # "제 정보 다 삭제해 주세요": the /forget confirmation
             return
-        handling = HANDLING.get()
-        if handling is not None and handling.fresh:  # read at the start of the handling
-            session, latest = handling.view.open, handling.view.latest
+        if h.fresh:  # read at the start of the handling
+            session, latest = h.view.open, h.view.latest
         else:
-            session = await repo.open_session(engine=self.records, chat_id=inbound.chat_id)
+            session = await repo.open_session(engine=sv.records, chat_id=inbound.chat_id)
             latest = session
             if session is None:
-                latest = await repo.latest_session(engine=self.records, chat_id=inbound.chat_id)
+                latest = await repo.latest_session(engine=sv.records, chat_id=inbound.chat_id)
         if session is None:
             if latest is not None and latest.status == "completed":
-                values = (await self._standing(latest.id)).values
+                values = (await self.standing(latest.id)).values
                 await self._answer_finished(latest.id, values, inbound, reply)
                 return
             session = await repo.create_session(
-                engine=self.records,
+                engine=sv.records,
                 chat_id=inbound.chat_id,
                 user_id=inbound.user_id,
                 domain=self.spec.name,
             )
-            log.info("chat=%s session=%s started", self.chat_tag(inbound.chat_id), session.id)
-        config = self._config(session.id)
-        standing = await self._standing(session.id)
+            log.info("chat=%s session=%s started", sv.chat_tag(inbound.chat_id), session.id)
+        config = thread_config(session.id)
+        standing = await self.standing(session.id)
         node, asked = standing.node, standing.asked
         if node is None and standing.pending and standing.values:
             # Killed after a step's checkpoint and before its question (the interrupt) was
             # stored: run the pending step, which asks it again, before anything else.
             log.warning("session=%s resumed a step cut short by a crash", session.id)
-            self._standings.pop(session.id, None)
+            self.standings.pop(session.id, None)
             await self.graph.ainvoke(
                 None,
                 config,
-                context=self._context(inbound, lang),
-                durability=self.settings.intake_durability,
+                context=sv.context(inbound, lang),
+                durability=sv.settings.intake_durability,
             )
-            standing = await self._standing(session.id)
+            standing = await self.standing(session.id)
             node, asked = standing.node, standing.asked
         if node == "COMPLETED":
             # Finished while the records did not follow (see repair_finished); never feed a
             # finished thread, which would start the intake over on top of its facts.
-            await self._repair(session.id, standing.values)
+            await self.repair(session.id, standing.values)
             await self._answer_finished(session.id, standing.values, inbound, reply)
             return
-        if self._replays(standing.values, inbound):
+        if self.replays(standing.values, inbound):
             # A replay of an input the graph already consumed (a crash came before it was
             # marked processed): answer with where the intake stands, do not feed it again, and
             # write the records in case the crash came before them (the history row of an
             # input is written once).
-            self._prompt(standing.values, node, asked, reply)
+            self.prompt(standing.values, node, asked, reply)
             turn = self._history_row(standing.values.get("asking"), inbound, reply)
             await self._write_records(session.id, standing.values, node, turn)
             return
         if reply.alerts and node in ("FACT_COLLECTION", "RE_QUESTION"):
             # A message of danger is not an answer: the question waits, asked gently again.
             reply.add(kn.message("safety_resume", lang))
-            self._prompt(standing.values, node, asked, reply)
+            self.prompt(standing.values, node, asked, reply)
             turn = self._history_row(asked, inbound, reply)
             await self._write_records(session.id, standing.values, node, turn)
             return
         user_input = self._precheck(inbound, reply, node, asked)
         if user_input is None:
-            self._prompt(standing.values, node or "INIT", asked, reply)
+            self.prompt(standing.values, node or "INIT", asked, reply)
             return
-        context = self._context(inbound, lang)
+        context = sv.context(inbound, lang)
         payload: Any
         if standing.pending:
             payload = Command(resume=user_input)
         else:
             first = None if user_input["kind"] == "start" else user_input
             payload = {"answer": first, "last_input_id": user_input.get("id")}
-        self._standings.pop(session.id, None)  # until the run below has ended well
+        self.standings.pop(session.id, None)  # until the run below has ended well
         result = await self.graph.ainvoke(
-            payload, config, context=context, durability=self.settings.intake_durability
+            payload, config, context=context, durability=sv.settings.intake_durability
         )
         failpoints.reach("after_graph")
         interrupts = result.get("__interrupt__") or []
@@ -191,122 +190,72 @@ class TurnSteps:
             )
         turn = self._history_row(asked, inbound, reply)
         before = (standing.values, node or "INIT")
-        if handling is None or not await self._stage(session, before, values, reply, turn):
+        if not await self._stage(h, session, before, values, turn):
             await self._write_records(session.id, values, reply.state, turn)
             failpoints.reach("after_records")
-        if reply.state == "COMPLETED":
-            if handling is None:
-                await self._prune_checkpoints(config)
-            else:  # once the records that say so are written
-                handling.after.append(lambda: self._prune_checkpoints(config))
+        if reply.state == "COMPLETED":  # once the records that say so are written
+            h.after.append(lambda: self._prune_checkpoints(session.id))
 
-    def _context(self, inbound: Inbound, lang: str) -> Context:
-        """The graph's run context. Relative dates (어제, 지난달, 6/1) are read on the person's
-        calendar, not UTC's: 05:00 in Seoul is still "yesterday" in UTC."""
-        now = inbound.at.astimezone(self.settings.zone)
-        return Context(knowledge=self.knowledge, brain=self.brain, lang=lang, now=now, kb=self.kb)
-
-    async def _standing(self, thread_id: str) -> Standing:
+    async def standing(self, thread_id: str) -> Standing:
         """Where a thread stands: as this process's last run of it left it when that is known
         to be current, else read from its checkpoint."""
-        known = self._standings.get(thread_id)
+        known = self.standings.get(thread_id)
         if known is not None:
-            self._standings.move_to_end(thread_id)
+            self.standings.move_to_end(thread_id)
             return known
-        return Standing.of(await self.graph.aget_state(self._config(thread_id)))
+        return Standing.of(await self.graph.aget_state(thread_config(thread_id)))
 
     def _keep_standing(self, thread_id: str, standing: Standing) -> None:
         """Remember where a run left a thread, when no other process can move it meanwhile
         (a database of this process's own); the least recently used are let go."""
-        if self.chat_locks.shared:
+        if self.services.chat_locks.shared:
             return
-        self._standings[thread_id] = standing
-        self._standings.move_to_end(thread_id)
-        while len(self._standings) > STANDINGS_KEPT:
-            self._standings.popitem(last=False)
+        self.standings[thread_id] = standing
+        self.standings.move_to_end(thread_id)
+        while len(self.standings) > STANDINGS_KEPT:
+            self.standings.popitem(last=False)
+
+    def let_go(self, thread_ids: list[str]) -> None:
+        """Forget where these threads stood (their checkpoints are being deleted)."""
+        for thread_id in thread_ids:
+            self.standings.pop(thread_id, None)
 
     async def _stage(
         self,
+        h: Handling,
         session: Any,
         before: tuple[dict[str, Any], str],
         values: dict[str, Any],
-        reply: Reply,
         turn: dict[str, Any],
     ) -> bool:
         """Leave what the turn changed for the handling's one write; False when the records
         may not match the state before the turn (a failed write, a crash between the graph and
         the records), and must be written whole."""
-        kn = self.knowledge
+        kn = self.services.knowledge
         old = self.spec.snapshot(kn, *before)
         if (
-            session.id in self._dirty
+            session.id in self.dirty
             or session.current_state != before[1]
             or abs(session.completion_rate - old["completion_rate"]) > 1e-9
         ):
             return False
-        new = self.spec.snapshot(kn, values, reply.state)
+        new = self.spec.snapshot(kn, values, h.reply.state)
         if new.get("summary"):
             new["summary"] = await self._with_alerts(session.id, new["summary"])
-        handling = HANDLING.get()
-        handling.case = repo.case_changes(session.id, old, new, session.current_state)
-        handling.row = turn
+        h.case = repo.case_changes(session.id, old, new, session.current_state)
+        h.row = turn
         return True
 
-    async def _commit(
-        self, chat_id: int, handling: Handling, offer: tuple[int | None, list[str]]
-    ) -> None:
-        """The handling's one write: language, offer, the turn's changes and its row."""
-        sid = handling.case.session_id if handling.case else None
-        safety = None
-        if handling.safety is not None and handling.safety.changed and not handling.forgotten:
-            row_lang = handling.lang or handling.view.lang or self.settings.intake_default_lang
-            safety = (row_lang, handling.safety.dump())
-        written = await self._retrying(
-            lambda: repo.write_turn(
-                engine=self.records,
-                chat_id=chat_id,
-                lang=handling.lang,
-                offer=None if handling.forgotten else offer,
-                case=handling.case,
-                turn=handling.row,
-                safety=safety,
-            ),
-            f"session={sid}" if sid else f"chat={self.chat_tag(chat_id)}",
-        )
-        if sid is not None:
-            if written:
-                self._dirty.discard(sid)
-                failpoints.reach("after_records")
-            else:  # the checkpoint holds the turn; the next one rewrites the records whole
-                self._dirty.add(sid)
-        for step in handling.after:
-            await step()
-
-    async def _retrying(self, write: Callable[[], Awaitable[None]], label: str) -> bool:
-        """Run a records write, retried with back-off; False (logged) when it never went in."""
-        for attempt, pause in enumerate((*RECORD_RETRIES, None), start=1):
-            try:
-                await write()
-                return True
-            except Exception as exc:  # noqa: BLE001 - any storage failure is retried, then logged
-                if pause is None:
-                    log.error(
-                        "%s records not written after %d attempts: %s",
-                        label,
-                        attempt,
-                        type(exc).__name__,
-                    )
-                    return False
-                log.warning("%s records write failed (%s), retrying", label, type(exc).__name__)
-                await asyncio.sleep(pause)
-        return False
+    def records_written(self, session_id: str, written: bool) -> None:
+        """The handling's write of a session's changes went in, or (`written` False) did not:
+        then the checkpoint holds the turn, and the next one rewrites the records whole."""
+        if written:
+            self.dirty.discard(session_id)
+        else:
+            self.dirty.add(session_id)
 
     @staticmethod
-    def _config(thread_id: str) -> dict[str, Any]:
-        return {"configurable": {"thread_id": thread_id}}
-
-    @staticmethod
-    def _replays(values: dict[str, Any] | None, inbound: Inbound) -> bool:
+    def replays(values: dict[str, Any] | None, inbound: Inbound) -> bool:
         """Whether `inbound` is the input the thread consumed last, delivered again."""
         return bool(values and inbound.input_id and values.get("last_input_id") == inbound.input_id)
 
@@ -315,15 +264,16 @@ class TurnSteps:
     ) -> None:
         """A message to a finished intake: it is complete; but the very input that finished it,
         delivered again after a crash, gets the summary that crash kept from being sent."""
+        kn = self.services.knowledge
         reply.state, reply.progress = "COMPLETED", 100
-        if not self._replays(values, inbound):
+        if not self.replays(values, inbound):
             confirming = inbound.kind == "choice" and inbound.data.startswith("a:changes:")
             if (inbound.kind == "text" and not reply.alerts) or confirming:
                 if await self._amend(session_id, values, inbound, reply):
                     return
-                reply.add(self.knowledge.message("amend_nothing", reply.lang))
+                reply.add(kn.message("amend_nothing", reply.lang))
                 return
-            reply.add(self.knowledge.message("session_completed", reply.lang))
+            reply.add(kn.message("session_completed", reply.lang))
             return
         reply.messages += values.get("outbox", [])
         turn = self._history_row(values.get("asking"), inbound, reply)
@@ -333,12 +283,9 @@ class TurnSteps:
         self, session_id: str, values: dict[str, Any], inbound: Inbound, reply: Reply
     ) -> bool:
         """A correction, addition or question after the summary; False when it was none."""
-        now = inbound.at.astimezone(self.settings.zone)
-        context = Context(
-            knowledge=self.knowledge, brain=self.brain, lang=reply.lang, now=now, kb=self.kb
-        )
+        sv = self.services
         amended = await self.spec.amend(
-            context,
+            sv.context(inbound, reply.lang),
             values,
             inbound.text[:MAX_INPUT_CHARS] if inbound.kind == "text" else "",
             inbound.data if inbound.kind == "choice" else "",
@@ -346,8 +293,8 @@ class TurnSteps:
         if amended is None:
             return False
         updates, messages = amended
-        config = self._config(session_id)
-        self._standings.pop(session_id, None)
+        config = thread_config(session_id)
+        self.standings.pop(session_id, None)
         # Written as the finishing node's output: the thread stays finished, with the change.
         await self.graph.aupdate_state(
             config, {**updates, "last_input_id": inbound.input_id}, as_node="COMPLETED"
@@ -356,60 +303,89 @@ class TurnSteps:
         snapshot = await self.graph.aget_state(config)
         turn = self._history_row(None, inbound, reply)
         await self._write_records(session_id, snapshot.values, "COMPLETED", turn)
-        await self._prune_checkpoints(config)
+        await self._prune_checkpoints(session_id)
         if "summary" in updates:
-            log.info(
-                "chat=%s session=%s summary amended", self.chat_tag(inbound.chat_id), session_id
-            )
+            log.info("chat=%s session=%s summary amended", sv.chat_tag(inbound.chat_id), session_id)
         elif "proposed" not in updates:  # a question back, answered or noted: it is done
-            reply.add(self.knowledge.message("session_completed", reply.lang))
+            reply.add(sv.knowledge.message("session_completed", reply.lang))
         return True
 
-    async def _is_replay(self, inbound: Inbound, view: repo.ChatView) -> bool:
+    async def is_replay(self, inbound: Inbound, view: repo.ChatView) -> bool:
         """Whether the chat's latest intake consumed `inbound` already (a redelivery)."""
         if not inbound.input_id:
             return False
         latest = view.latest
         if latest is None:
             return False
-        return self._replays((await self._standing(latest.id)).values, inbound)
+        return self.replays((await self.standing(latest.id)).values, inbound)
+
+    async def current(
+        self, chat_id: int
+    ) -> tuple[Any, dict[str, Any], tuple[str | None, str | None]]:
+        """(open session, its state values, (waiting node, field asked)).
+
+        An open session whose graph has finished is repaired here (its records written and
+        closed), so every read of the chat sees it completed.
+        """
+        session = await repo.open_session(engine=self.services.records, chat_id=chat_id)
+        if session is None:
+            return None, {}, (None, None)
+        standing = await self.standing(session.id)
+        if standing.node == "COMPLETED":
+            await self.repair(session.id, standing.values)
+            return None, {}, (None, None)
+        return session, standing.values, (standing.node, standing.asked)
+
+    def prompt(
+        self, values: dict[str, Any], node: str | None, asked: str | None, reply: Reply
+    ) -> None:
+        """Repeat the current question in the chat's language."""
+        if node is None:
+            return
+        kn = self.services.knowledge
+        message = self.spec.current_prompt(kn, values, node, asked, reply.lang)
+        if message:
+            reply.messages.append(message)
+        reply.state, reply.field = node, asked
+        snap = self.spec.snapshot(kn, values, node)
+        reply.progress = round(100 * snap["completion_rate"])
 
     async def repair_finished(self) -> int:
         """Write the records of every intake that finished in its checkpoint but not in them.
 
         That happens when the last records write failed or the process died between the graph's
         last step and the write. Run at start-up and before staff read the records; a chat's own
-        reads repair its intake too (`_current`).
+        reads repair its intake too (`current`).
         """
         repaired = 0
-        for session in await repo.list_sessions(engine=self.records, statuses=["open"]):
-            snapshot = await self.graph.aget_state({"configurable": {"thread_id": session.id}})
-            if self._waiting(snapshot)[0] == "COMPLETED":
-                await self._repair(session.id, snapshot.values)
+        for session in await repo.list_sessions(engine=self.services.records, statuses=["open"]):
+            snapshot = await self.graph.aget_state(thread_config(session.id))
+            if Standing.of(snapshot).node == "COMPLETED":
+                await self.repair(session.id, snapshot.values)
                 repaired += 1
         return repaired
 
-    async def _repair(self, session_id: str, values: dict[str, Any]) -> None:
+    async def repair(self, session_id: str, values: dict[str, Any]) -> None:
         """Write a finished intake's records (summary, status) from its last checkpoint."""
         log.warning("session=%s finished but still open in the records; repairing", session_id)
         await self._write_records(session_id, values, "COMPLETED", None)
-        await self._prune_checkpoints({"configurable": {"thread_id": session_id}})
+        await self._prune_checkpoints(session_id)
 
     async def intake_state(self, session_id: str) -> dict[str, Any]:
         """An intake's state as its thread holds it ({} when the thread is gone)."""
-        return dict((await self._standing(session_id)).values or {})
+        return dict((await self.standing(session_id)).values or {})
 
-    async def _prune_checkpoints(self, config: dict[str, Any]) -> None:
+    async def _prune_checkpoints(self, thread_id: str) -> None:
         """Keep only the last checkpoint of a finished thread (the legal state has no delta
         channels: the last checkpoint holds every value)."""
-        self._standings.pop(config["configurable"]["thread_id"], None)
-        await self.checkpoints.prune(config["configurable"]["thread_id"])
+        self.standings.pop(thread_id, None)
+        await self.services.checkpoints.prune(thread_id)
 
     def _precheck(
         self, inbound: Inbound, reply: Reply, node: str | None, asked: str | None
     ) -> dict[str, Any] | None:
         """Turn a message into graph input, or answer bad input here and return None."""
-        kn, lang = self.knowledge, reply.lang
+        kn, lang = self.services.knowledge, reply.lang
         base = {"id": inbound.input_id} if inbound.input_id else {}
         if inbound.kind == "start":
             return {**base, "kind": "start"}
@@ -468,34 +444,33 @@ class TurnSteps:
     ) -> None:
         """Write a session's records whole from the graph state (repairs, replays, amendments);
         retried, and on failure logged (the checkpoint holds it)."""
-        snapshot = self.spec.snapshot(self.knowledge, values, node)
+        sv = self.services
+        snapshot = self.spec.snapshot(sv.knowledge, values, node)
         if snapshot.get("summary"):
             snapshot["summary"] = await self._with_alerts(session_id, snapshot["summary"])
-        written = await self._retrying(
+        written = await sv.retrying(
             lambda: repo.sync_case(
-                engine=self.records, session_id=session_id, snapshot=snapshot, turn=turn
+                engine=sv.records, session_id=session_id, snapshot=snapshot, turn=turn
             ),
             f"session={session_id}",
         )
-        if written:
-            self._dirty.discard(session_id)
-        else:
-            self._dirty.add(session_id)
+        self.records_written(session_id, written)
 
     async def _with_alerts(self, session_id: str, summary: dict[str, Any]) -> dict[str, Any]:
         """The staff summary with the session's safety alerts at its top."""
-        alerts = (await repo.alerts_for(engine=self.records, session_ids=[session_id])).get(
+        sv = self.services
+        alerts = (await repo.alerts_for(engine=sv.records, session_ids=[session_id])).get(
             session_id, []
         )
         if not alerts:
             return summary
-        lang = summary["structured"].get("language", self.settings.intake_default_lang)
-        zone = self.settings.zone
+        lang = summary["structured"].get("language", sv.settings.intake_default_lang)
+        zone = sv.settings.zone
         listed = ", ".join(
             f"{a['code']} {datetime.fromisoformat(a['at']).replace(tzinfo=UTC).astimezone(zone):%m-%d %H:%M}"
             for a in alerts
         )
-        header = f"{self.knowledge.message('summary_risk', lang)}: {listed}"
+        header = f"{sv.knowledge.message('summary_risk', lang)}: {listed}"
         return {
             "text": f"{header}\n{summary['text']}",
             "structured": {**summary["structured"], "alerts": alerts},

@@ -1,4 +1,4 @@
-"""The intake graphs the engine can run, by domain name."""
+"""The graphs the engine runs, by domain name: the legal intake and the medical assistant."""
 
 from __future__ import annotations
 
@@ -13,16 +13,23 @@ from graphs.legal import amend as legal_amend
 from graphs.legal import deadlines as legal_deadlines
 from graphs.legal import graph as legal_graph
 from graphs.legal import records as legal_records
+from graphs.medical import graph as medical_graph
 from knowledge.kb import KnowledgeBase
 from knowledge.loader import Knowledge
 
 
 @dataclass(frozen=True)
 class GraphSpec:
-    """One intake domain: how to build its graph and read its state."""
+    """One domain's graph: its name and how to build it."""
 
     name: str
     build: Callable[[], StateGraph]
+
+
+@dataclass(frozen=True)
+class IntakeSpec(GraphSpec):
+    """A form-like intake domain: also how to read, render and amend its state."""
+
     snapshot: Callable[[Knowledge, dict[str, Any], str], dict[str, Any]]
     status_text: Callable[[Knowledge, dict[str, Any], str], str]
     current_prompt: Callable[
@@ -36,15 +43,17 @@ class GraphSpec:
     deadlines: Callable[[Knowledge, str | None, dict[str, Any], str, date], list[Any]]
 
 
-GRAPHS: dict[str, GraphSpec] = {
-    "legal": GraphSpec(
-        name="legal",
-        build=legal_graph.build_graph,
-        snapshot=legal_records.case_snapshot,
-        status_text=legal_records.status_text,
-        current_prompt=legal_records.current_prompt,
-        draft_text=legal_records.draft_text,
-        amend=legal_amend.amend,
-        deadlines=legal_deadlines.work_out,
-    ),
-}
+LEGAL = IntakeSpec(
+    name="legal",
+    build=legal_graph.build_graph,
+    snapshot=legal_records.case_snapshot,
+    status_text=legal_records.status_text,
+    current_prompt=legal_records.current_prompt,
+    draft_text=legal_records.draft_text,
+    amend=legal_amend.amend,
+    deadlines=legal_deadlines.work_out,
+)
+# The medical assistant is no form: the engine reads its state through graphs/medical/records.py.
+MEDICAL = GraphSpec(name="medical", build=medical_graph.build_graph)
+
+GRAPHS: dict[str, GraphSpec] = {spec.name: spec for spec in (LEGAL, MEDICAL)}

@@ -29,7 +29,7 @@ async def _play(engine: Engine, messages: list[str], *, later: int = 0) -> tuple
         reply = await engine.handle(Inbound(chat_id=CHAT, kind="text", text=text, user_id=5, at=at))
     assert reply is not None
     answers = [m["text"] for m in reply.messages if "출처:" in m["text"] or "Sources:" in m["text"]]
-    _, values = await engine._medical_values(CHAT)
+    _, values = await engine.medical.values_of(CHAT)
     return (answers[-1] if answers else ""), values
 
 

@@ -29,7 +29,7 @@ async def _play(engine: Engine, messages: list[str]) -> tuple[str, list[str]]:
         reply = await engine.handle(Inbound(chat_id=CHAT, kind="text", text=text, user_id=6, at=at))
     assert reply is not None
     answers = [m["text"] for m in reply.messages if "출처:" in m["text"] or "Sources:" in m["text"]]
-    _, values = await engine._medical_values(CHAT)
+    _, values = await engine.medical.values_of(CHAT)
     served = [pid.removeprefix("med:") for pid in values.get("last_entries") or []]
     return (answers[-1] if answers else ""), served
 

@@ -59,7 +59,7 @@ async def test_an_intake_runs_to_its_summary_on_postgres(pg_engine: Engine, post
     )
     assert first.field == "repayment_date"
     # Another process may move the thread on: where it stands is always read from PostgreSQL.
-    assert not engine._standings
+    assert not engine.legal.standings
     await engine.handle(said(USER, "올해 6월", input_id="2"))
     done = await engine.handle(
         Inbound(chat_id=USER, kind="choice", data="a:evidence:no", user_id=USER, at=NOW)

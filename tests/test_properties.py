@@ -52,7 +52,7 @@ from hypothesis import HealthCheck, given, note
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from bot import turn as turn_module
+from bot import messages as messages_module
 from bot.config import Settings
 from bot.engine import Engine, Inbound, Reply
 from bot.telegram_app import COMMANDS
@@ -434,7 +434,7 @@ def test_engine_properties_hold_for_any_inputs(
     kb: KnowledgeBase,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(turn_module, "RECORD_RETRIES", (0, 0, 0))
+    monkeypatch.setattr(messages_module, "RECORD_RETRIES", (0, 0, 0))
     settings = Settings(intake_data_dir=tmp_path / "data", admin_ids=str(ADMIN), _env_file=None)
     loop = asyncio.new_event_loop()
     engine = loop.run_until_complete(Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb))

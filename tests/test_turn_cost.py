@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import event
 
 from bot.engine import Engine, Inbound
-from bot.turn import Standing, TurnSteps
+from bot.services import thread_config
+from bot.turn import Standing
 from db import repo
 
 NOW = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)
@@ -123,8 +124,8 @@ async def test_the_kept_standing_is_what_the_checkpoint_says(engine: Engine) -> 
     for minute, line in enumerate(lines):
         reply = await engine.handle(said(line, minute))
         thread = (await repo.chat_view(engine=engine.records, chat_id=CHAT)).latest.id
-        kept = engine._standings.get(thread)
-        fresh = Standing.of(await engine.graph.aget_state(TurnSteps._config(thread)))
+        kept = engine.legal.standings.get(thread)
+        fresh = Standing.of(await engine.graph.aget_state(thread_config(thread)))
         if kept is not None:
             assert kept == fresh, line
             kept_after.append(reply.state)
