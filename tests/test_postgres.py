@@ -204,7 +204,10 @@ async def test_a_database_of_the_previous_migration_is_upgraded_with_nothing_los
         await records.dispose()
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.parametrize(
+    "backend",
+    ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)],  # starts a server
+)
 async def test_0007_drops_the_words_of_updates_set_aside_and_gives_them_their_chat(
     backend: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
