@@ -272,14 +272,14 @@ async def test_a_reply_slower_than_5_s_is_sent_again_and_its_turn_runs_once(
     bot = Bot(fake, data)
     await bot.start()
     fake.push_text(CHAT, "안녕하세요")
-    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"), timeout=60)
+    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"))
 
     # Telegram is slow: the first sendMessage of the next reply takes longer than
     # python-telegram-bot's 5 s. The turn has changed the intake by then.
     fake.slow_down("sendMessage", 6.0)
     described = fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
     question = knowledge.k2.field("LOAN", "repayment_date").question.ko
-    await wait_text(fake, CHAT, question, timeout=40)
+    await wait_text(fake, CHAT, question)
     _, failure = await wait_processed(fake, data, described)
 
     assert failure is None  # handled, not set aside
