@@ -151,6 +151,17 @@ def _upgrade_to(url: str, revision: str) -> None:
     engine.dispose()
 
 
+def _database_urls(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> tuple[str | None, str]:
+    """(the product's database URL, None for its default SQLite file; a synchronous URL of the
+    same database for Alembic and raw SQL)."""
+    if backend == "sqlite":
+        return None, f"sqlite:///{tmp_path / 'records.db'}"
+    url = request.getfixturevalue("postgres_url")
+    return url, "postgresql+psycopg:" + url.split(":", 1)[1]
+
+
 @pytest.mark.parametrize(
     "backend",
     ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)],  # starts a server
@@ -158,11 +169,7 @@ def _upgrade_to(url: str, revision: str) -> None:
 async def test_a_database_of_the_previous_migration_is_upgraded_with_nothing_lost(
     backend: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    if backend == "sqlite":
-        url, sync_url = None, f"sqlite:///{tmp_path / 'records.db'}"
-    else:
-        url = request.getfixturevalue("postgres_url")
-        sync_url = "postgresql+psycopg:" + url.split(":", 1)[1]
+    url, sync_url = _database_urls(backend, request, tmp_path)
     _upgrade_to(sync_url, "0001")
     sync = create_engine(sync_url)
     with sync.begin() as conn:
@@ -211,11 +218,7 @@ async def test_a_database_of_the_previous_migration_is_upgraded_with_nothing_los
 async def test_0007_drops_the_words_of_updates_set_aside_and_gives_them_their_chat(
     backend: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    if backend == "sqlite":
-        url, sync_url = None, f"sqlite:///{tmp_path / 'records.db'}"
-    else:
-        url = request.getfixturevalue("postgres_url")
-        sync_url = "postgresql+psycopg:" + url.split(":", 1)[1]
+    url, sync_url = _database_urls(backend, request, tmp_path)
     _upgrade_to(sync_url, "0006")
     words = "제 번호는 010-9876-5432예요"
     unreadable = {"update_id": 1, "message": {"date": "x", "chat": {"id": 42}, "text": words}}
