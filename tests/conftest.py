@@ -102,13 +102,18 @@ def kb(
     data_dir = tmp_path_factory.mktemp("kb")
     cache = getattr(pytestconfig, "cache", None)  # None under -p no:cacheprovider
     if cache is not None:
-        copy_built_index(cache.mkdir("knowledge-index"), knowledge, data_dir / "index")
+        copy_built_index(cache.mkdir("knowledge-index"), data_dir / "index")
     return KnowledgeBase(knowledge, open_index(data_dir, knowledge))
 
 
-def copy_built_index(root: Path, knowledge: Knowledge, target: Path) -> None:
+def copy_built_index(root: Path, target: Path) -> None:
     """Copy the index built for `index_key()` under `root` to `target`, building it first when
-    it is not there. One process at a time: the first xdist worker builds, the other waits."""
+    it is not there. One process at a time: the first xdist worker builds, the other waits.
+
+    It is built by a fresh process, as `intake-bot kb build` or a starting bot builds it: a
+    test worker's heap holds the words of earlier tests, and Chroma's HNSW files may carry
+    bytes of uninitialised memory, so a file built here could "hold" a person's name that the
+    privacy tests then find after /forget (seen once in CI)."""
     key = index_key()
     with (root / "lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -118,9 +123,18 @@ def copy_built_index(root: Path, knowledge: Knowledge, target: Path) -> None:
                 if old.is_dir():
                     shutil.rmtree(old)
             partial = root / f"{key}.partial"
-            open_index(partial, knowledge).close()
+            subprocess.run([sys.executable, "-c", BUILD_INDEX, str(partial)], cwd=ROOT, check=True)
             partial.rename(built)  # whole, or not there at all
         shutil.copytree(built / "index", target)
+
+
+BUILD_INDEX = """
+import sys
+from pathlib import Path
+from knowledge.kb import open_index
+from knowledge.loader import default_knowledge
+open_index(Path(sys.argv[1]), default_knowledge()).close()
+"""
 
 
 def index_key() -> str:
