@@ -389,6 +389,14 @@ class Lexicon(Strict):
     # "돌려받고 싶어요", "I want": a sentence saying what the person wants from the case
     wants: dict[Lang, list[str]] = {}
     wants_not: list[str] = []  # "죽고 싶어요", "I want to ask": no outcome to pursue
+    # What a clause does besides stating (graphs/common/reading.py): a supposition ("만약",
+    # "what if"), whose values are never recorded; a request; a contrast.
+    suppositions: dict[Lang, list[str]] = {}
+    requests: dict[Lang, list[str]] = {}
+    contrasts: dict[Lang, list[str]] = {}
+    # Words beside a value that make it approximate ("약 300만원", "6월쯤", "about $3,000")
+    approximate_before: dict[Lang, list[str]] = {}
+    approximate_after: dict[Lang, list[str]] = {}
 
 
 # --- Safety pre-check ----------------------------------------------------------------------

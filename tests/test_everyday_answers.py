@@ -28,12 +28,12 @@ def extractor(knowledge: Knowledge) -> FactExtractor:
 
 
 def answer(extractor: FactExtractor, sub_type: str, field: str, text: str):
-    ex = extractor.extract(text, sub_type=sub_type, asked=field, now=TUESDAY)
+    ex = extractor.read(text, sub_type=sub_type, asked=field, now=TUESDAY)
     return ex.answer
 
 
 def facts(extractor: FactExtractor, sub_type: str, text: str, asked: str | None = None) -> dict:
-    return extractor.extract(text, sub_type=sub_type, asked=asked, now=TUESDAY).facts
+    return extractor.read(text, sub_type=sub_type, asked=asked, now=TUESDAY).facts
 
 
 # --- yes / no -------------------------------------------------------------------------------
@@ -164,7 +164,7 @@ def test_each_amount_goes_to_its_own_field(extractor) -> None:
         "예금 한 천만원? 근데 카드빚이랑 사채가 1억 넘는대요",
         "estate_amount",
     )
-    ex = extractor.extract(
+    ex = extractor.read(
         "예금 한 천만원? 근데 카드빚이랑 사채가 1억 넘는대요",
         sub_type="INHERITANCE",
         asked="estate_amount",

@@ -47,7 +47,7 @@ def extractor(knowledge: Knowledge) -> FactExtractor:
 def test_date_answer_year_depends_on_the_field(
     extractor: FactExtractor, now: datetime, field: str, text: str, expected: str
 ) -> None:
-    ex = extractor.extract(text, sub_type="LOAN", asked=field, now=now)
+    ex = extractor.read(text, sub_type="LOAN", asked=field, now=now)
     assert (ex.answer, ex.invalid) == (expected, None)
 
 
@@ -64,7 +64,7 @@ def test_date_answer_year_depends_on_the_field(
 def test_explicit_future_incident_date_is_still_invalid(
     extractor: FactExtractor, now: datetime, text: str
 ) -> None:
-    ex = extractor.extract(text, sub_type="LOAN", asked="incident_date", now=now)
+    ex = extractor.read(text, sub_type="LOAN", asked="incident_date", now=now)
     assert (ex.answer, ex.invalid) == (None, "date_future")
 
 
@@ -100,7 +100,7 @@ def test_explicit_future_incident_date_is_still_invalid(
 def test_free_text_dates_follow_their_field(
     extractor: FactExtractor, now: datetime, sub_type: str, text: str, expected: dict[str, str]
 ) -> None:
-    facts = extractor.extract(text, sub_type=sub_type, asked=None, now=now).facts
+    facts = extractor.read(text, sub_type=sub_type, asked=None, now=now).facts
     assert {k: v for k, v in facts.items() if k in expected} == expected
 
 
@@ -128,7 +128,7 @@ def test_free_text_dates_follow_their_field(
 def test_counterparty_answer_of_only_a_value_does_not_fit(
     extractor: FactExtractor, text: str
 ) -> None:
-    ex = extractor.extract(text, sub_type="LOAN", asked="counterparty", now=MARCH)
+    ex = extractor.read(text, sub_type="LOAN", asked="counterparty", now=MARCH)
     assert (ex.answer, ex.invalid, ex.unknown) == (None, "text", False)
     assert ex.facts == {}  # nor is it read as the incident date or the amount
 
@@ -148,7 +148,7 @@ def test_counterparty_answer_of_only_a_value_does_not_fit(
 def test_counterparty_answer_with_words_is_kept(
     extractor: FactExtractor, text: str, expected: str
 ) -> None:
-    ex = extractor.extract(text, sub_type="LOAN", asked="counterparty", now=MARCH)
+    ex = extractor.read(text, sub_type="LOAN", asked="counterparty", now=MARCH)
     assert (ex.answer, ex.invalid) == (expected, None)
 
 
@@ -317,12 +317,12 @@ def test_counterparty_type_options(
     ],
 )
 def test_counterparty_type_in_free_text(extractor: FactExtractor, text: str, expected: str) -> None:
-    facts = extractor.extract(text, sub_type="LOAN", asked=None, now=NOVEMBER).facts
+    facts = extractor.read(text, sub_type="LOAN", asked=None, now=NOVEMBER).facts
     assert facts["counterparty_type"] == expected
 
 
 def test_counterparty_type_not_guessed_from_two_kinds(extractor: FactExtractor) -> None:
-    facts = extractor.extract(
+    facts = extractor.read(
         "친구 회사에 빌려줬어요", sub_type="LOAN", asked=None, now=NOVEMBER
     ).facts
     assert "counterparty_type" not in facts
@@ -401,12 +401,12 @@ def test_evidence_type_answer(
 
 
 def test_evidence_kinds_in_free_text_mean_there_is_evidence(extractor: FactExtractor) -> None:
-    ex = extractor.extract(
+    ex = extractor.read(
         "차용증은 없고 카톡 대화만 있어요", sub_type="LOAN", asked="evidence", now=NOVEMBER
     )
     assert (ex.answer, ex.invalid) == (True, None)
     assert ex.facts["evidence_type"] == ["messages"]
-    facts = extractor.extract("증거는 없어요", sub_type="LOAN", asked=None, now=NOVEMBER).facts
+    facts = extractor.read("증거는 없어요", sub_type="LOAN", asked=None, now=NOVEMBER).facts
     assert facts["evidence"] is False
 
 
@@ -424,7 +424,7 @@ def test_evidence_kinds_in_free_text_mean_there_is_evidence(extractor: FactExtra
 def test_a_choice_in_the_persons_own_words(
     extractor: FactExtractor, sub_type: str, field: str, text: str, expected: str | None
 ) -> None:
-    found = extractor.extract(text, sub_type=sub_type, asked=field, now=MARCH)
+    found = extractor.read(text, sub_type=sub_type, asked=field, now=MARCH)
     assert found.answer == expected
 
 

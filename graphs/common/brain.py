@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
+
+from graphs.common.reading import Reading
 
 # Confidence at or above which the top candidate may be taken without asking the user.
 # With no rival, a keyword plus a phrase gives 0.67 and a lone phrase 0.57, but a lone keyword
@@ -40,24 +42,6 @@ class Classification:
         return self.candidates[0] if self.candidates else None
 
 
-@dataclass(frozen=True)
-class Extraction:
-    """What one message says: the asked field's value (or why not), other facts, feelings."""
-
-    answer: Any = None  # normalised value for the asked field, None when not given
-    invalid: str | None = None  # reason code when an answer was given but cannot be used
-    unknown: bool = False  # the person said they do not know
-    facts: dict[str, Any] = field(default_factory=dict)  # other fields found, latest last
-    emotions: tuple[dict[str, str], ...] = ()  # {"kind": ..., "cue": ...}
-    correction: bool = False  # the message says an earlier statement was wrong
-    # Fields whose value a word of theirs placed ("보증금 2억", "6월 1일에 빌려줬"), not the
-    # default of its kind: a value said of the field itself.
-    cued: frozenset[str] = frozenset()
-    # Values the message takes back ("4월 아니고", "not 3 million"): (kind, value, as written).
-    taken_back: tuple[tuple[str, Any, str], ...] = ()
-    other_values: int = 0  # dates and amounts said of another event or role (kept in the story)
-
-
 class Brain(Protocol):
     """Judgements the intake graphs need; nodes never know which implementation they got."""
 
@@ -67,8 +51,6 @@ class Brain(Protocol):
         """Rank case types and sub-types for a problem description."""
         ...
 
-    async def extract_facts(
-        self, text: str, *, sub_type: str, asked: str | None, now: datetime
-    ) -> Extraction:
-        """Extract and normalise facts from a message, `asked` being the field just asked."""
+    async def read(self, text: str, *, sub_type: str, asked: str | None, now: datetime) -> Reading:
+        """A message as a Reading of the sub-type's fields, `asked` being the field just asked."""
         ...

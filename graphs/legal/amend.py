@@ -49,7 +49,7 @@ async def amend(
         return _settle(ctx, values, data, at)
     if not text.strip() or is_meaningless(text):
         return None
-    ex = await ctx.brain.extract_facts(text, sub_type=sub_type, asked=None, now=ctx.now)
+    ex = await ctx.brain.read(text, sub_type=sub_type, asked=None, now=ctx.now)
     facts = dict(values.get("facts", {}))
     found = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != "action_description"}
     found = split_party(kn, found, text, facts)

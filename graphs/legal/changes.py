@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from graphs.common.brain import Extraction
+from graphs.common.reading import Reading
 
 _YEAR_SAID = re.compile(r"\d{4}|\d{2}\s*년|년도|작년|올해|재작년|지난해|last year|this year")
 # Field kinds whose values a taken-back value can point to ("4월 아니고" -> the date that was April).
@@ -36,7 +36,7 @@ class Sorted:
 def sort_facts(
     facts: dict[str, Any],
     found: dict[str, Any],
-    ex: Extraction,
+    ex: Reading,
     kinds: dict[str, str],
     *,
     asked: str | None = None,
@@ -97,7 +97,7 @@ def bare_amount_corrections(
 
 
 def taken_back_field(
-    facts: dict[str, Any], ex: Extraction, kinds: dict[str, str], kind: str
+    facts: dict[str, Any], ex: Reading, kinds: dict[str, str], kind: str
 ) -> str | None:
     """The recorded field of `kind` whose value the message takes back ("3월 아니고 4월 5일"
     answering another date question corrects the date that was March), if any."""
@@ -128,7 +128,7 @@ def _same(old: Any, new: Any) -> bool:
 
 
 def _corrects(
-    key: str, old: Any, ex: Extraction, kinds: dict[str, str], targets: dict[str, str]
+    key: str, old: Any, ex: Reading, kinds: dict[str, str], targets: dict[str, str]
 ) -> bool:
     """Whether the message corrects field `key`: its old value taken back, or the field named
     by its own cue (a value said of the field itself)."""
@@ -161,7 +161,7 @@ def _written_back(facts: dict[str, Any], kinds: dict[str, str], text: str) -> di
 
 
 def _taken_back_targets(
-    facts: dict[str, Any], ex: Extraction, kinds: dict[str, str], text: str = ""
+    facts: dict[str, Any], ex: Reading, kinds: dict[str, str], text: str = ""
 ) -> dict[str, str]:
     """kind -> the recorded field whose value the message takes back ("4월 아니고")."""
     targets: dict[str, str] = dict(_written_back(facts, kinds, text)) if text else {}

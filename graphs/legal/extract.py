@@ -1,15 +1,36 @@
-"""Rules fact extraction: turn a message into normalised facts of a sub-type's fields."""
+"""The rules reader: a message as a `Reading` (graphs/common/reading.py) of a sub-type's fields.
+
+Its clauses (the common sentence splitter) with what each does, and every amount, date,
+count, option, phrase and name found, each placed in a field or given the role that keeps it
+out of the record (taken back, of another event, said in a supposition).
+"""
 
 from __future__ import annotations
 
 import functools
 import re
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from graphs.common import normalize
-from graphs.common.brain import Extraction
-from graphs.common.text import is_meaningless
+from graphs.common.intents import read_intent
+from graphs.common.reading import (
+    ASKED,
+    ASKS,
+    CUED,
+    DEFAULT,
+    Act,
+    ActWords,
+    Clause,
+    Reading,
+    Role,
+    Value,
+    clause_about,
+    clause_acts,
+    clause_spans,
+)
+from graphs.common.text import is_meaningless, sentences
 from graphs.legal import names
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
@@ -53,6 +74,9 @@ _BESIDE_VALUE = frozenset(
 _PUNCT = re.compile(r"[\W_]+")
 _AGE_AFTER = re.compile(r"\s?(?:살|세(?!대)|(?i:years?\s+old|yo)\b)")
 _DAY_UNITS = ("일", "days")  # an int field counted in days ("영업정지 2개월" is 60)
+_APPROX_KINDS = frozenset({"amount", "date", "int", "decimal", "duration"})
+# An English question that supposes ("If I sue for 5 million, would I win?").
+_ASKS_IF = re.compile(r"(?i)\s*(?:and\s+|so\s+|but\s+)?if\b")
 
 
 @functools.cache
@@ -155,6 +179,10 @@ def _only_values(text: str, *, now: datetime) -> bool:
     return True
 
 
+def _words_of(by_lang: dict[str, list[str]]) -> tuple[str, ...]:
+    return tuple(w.lower() for words in by_lang.values() for w in words)
+
+
 class FactExtractor:
     """Extracts a sub-type's facts from Korean or English text with the K2 field definitions."""
 
@@ -174,57 +202,140 @@ class FactExtractor:
             for cues in by_lang.values()
             for cue in cues
         ]
+        first_person = {"저", "본인", "제가", "i", "me", "myself"}
+        self._acts = ActWords(
+            suppositions=_words_of(lex.suppositions),
+            requests=_words_of(lex.requests),
+            contrasts=_words_of(lex.contrasts),
+            corrections=tuple(self._corrections),
+            people=frozenset(self._people - first_person),
+        )
+        before = "|".join(re.escape(w) for w in _words_of(lex.approximate_before))
+        after = "|".join(re.escape(w) for w in _words_of(lex.approximate_after))
+        # Right beside the value: "약 300만원", "about 3 million"; "6월쯤", "300만원 정도요"
+        # (not "300만원 경찰에": a Korean word after it must end there or take a particle).
+        self._approx_before = re.compile(rf"(?:^|[^a-z가-힣])(?:{before or '(?!x)x'})\s?$")
+        self._approx_after = re.compile(
+            rf"\s?(?:{after or '(?!x)x'})(?:(?![a-z가-힣])|(?=[에이요은는도로인]))"
+        )
 
     # --- public -----------------------------------------------------------------------------
 
-    def extract(self, text: str, *, sub_type: str, asked: str | None, now: datetime) -> Extraction:
-        """Extract the asked field's answer, the other fields' values and feelings from `text`."""
+    def read(self, text: str, *, sub_type: str, asked: str | None, now: datetime) -> Reading:
+        """The message as a Reading: its clauses, every value found with its field or role,
+        the asked field's answer (or why not) and the feelings it shows."""
         lowered = text.lower()
-        keys = self._field_keys(sub_type)
-        cued: set[str] = set()
-        taken_back: list[tuple[str, Any, str]] = []
-        others: list[tuple[str, int, int]] = []
-        facts = self._free_text_facts(
-            text,
-            sub_type=sub_type,
-            keys=keys,
-            asked=asked,
-            now=now,
-            cued=cued,
-            taken_back=taken_back,
-            others=others,
-        )
-        answer, invalid, unknown = None, None, False
+        clauses = self.clauses(text)
+        # Words said in a supposition count for nothing: the readers of whole-text facts
+        # (options, phrases, names) read the message with those clauses blanked.
+        plain = text
+        for clause in clauses:
+            if clause.supposes:
+                start, end = clause.span
+                plain = plain[:start] + " " * (end - start) + plain[end:]
+        values = self._values(text, plain, sub_type=sub_type, asked=asked, now=now, clauses=clauses)
+        invalid, unknown = None, False
         if asked is not None:
-            spec = self.knowledge.k2.field(sub_type, asked)
-            if spec.kind == "text" and _only_values(text.strip(), now=now):
-                # A bare "6/1" or "300만원" answering "who is the other party?" is no statement
-                # of another fact either: record nothing and ask again with the reason.
-                facts = {}
-            tagged = facts.pop(asked, None)
-            said = text
-            for kind, start, end in others:  # another event's value answers nothing
-                if kind == spec.kind:
-                    said = said[:start] + " " * (end - start) + said[end:]
-            answer, invalid = self.parse_answer(spec, said, now=now, tagged=tagged)
-            if spec.kind == "text" and tagged is None and answer is not None and cued & set(facts):
-                # "다음달 말까지 갚기로 했어요" to "who borrowed it?" states another field's value by
-                # its cue (갚기로 -> repayment date) and names nobody: keep the value, ask again (a
-                # counted failure, so it never loops). "6/1에 만난 사람" has no cue: an answer.
-                answer, invalid = None, "text_other"
-            if answer is None and self._says_unknown(lowered):
-                unknown, invalid = True, None
-        return Extraction(
-            answer=answer,
+            values, invalid, unknown = self._answer(
+                text, plain, values, sub_type=sub_type, asked=asked, now=now
+            )
+        taken = [v.span for v in values if v.role is Role.TAKEN_BACK]
+        clauses = tuple(
+            replace(c, acts=(c.acts - {Act.STATEMENT}) | {Act.CORRECTION})
+            if any(c.holds(span) for span in taken)
+            else c
+            for c in clauses
+        )
+        return Reading(
+            text=text,
+            clauses=clauses,
+            values=tuple(values),
+            asked=asked,
             invalid=invalid,
             unknown=unknown,
-            facts=facts,
+            corrects=bool(taken) or any(m in lowered for m in self._corrections),
             emotions=self._emotions_in(lowered),
-            correction=bool(taken_back) or any(m in lowered for m in self._corrections),
-            cued=frozenset(cued),
-            taken_back=tuple(taken_back),
-            other_values=len(others),
         )
+
+    def clauses(self, text: str) -> tuple[Clause, ...]:
+        """The message's sentences (the common splitter) with what each does and whom of."""
+        found = []
+        for sentence, span in clause_spans(text, sentences(text)):
+            # A question by its words (the intents), or by its ending and mark in a sentence
+            # of some length that is nothing else ("남은 돈은 안 갚아도 되는거 맞죠?").
+            intent = read_intent(sentence, self.knowledge).kind
+            asks = intent == "question" or (
+                intent == "none" and bool(ASKS.search(sentence)) and len(sentence.split()) >= 3
+            )
+            acts = clause_acts(sentence, self._acts, asks=asks)
+            if asks and _ASKS_IF.match(sentence):  # "If I sue for 5 million, would I win?"
+                acts |= {Act.HYPOTHETICAL}
+            found.append(
+                Clause(
+                    text=sentence, span=span, acts=acts, about=clause_about(sentence, self._acts)
+                )
+            )
+        return tuple(found)
+
+    def _answer(
+        self,
+        text: str,
+        plain: str,
+        values: list[Value],
+        *,
+        sub_type: str,
+        asked: str,
+        now: datetime,
+    ) -> tuple[list[Value], str | None, bool]:
+        """The asked field's answer among `values` (or read from the words): the values with
+        the answer's role, the reason it cannot be used, and whether they said they do not know."""
+        spec = self.knowledge.k2.field(sub_type, asked)
+        if spec.kind == "text" and _only_values(text.strip(), now=now):
+            # A bare "6/1" or "300만원" answering "who is the other party?" is no statement
+            # of another fact either: record nothing and ask again with the reason.
+            values = [replace(v, role=Role.UNPLACED) if v.role is Role.FACT else v for v in values]
+        tagged = next(
+            (v for v in reversed(values) if v.role is Role.FACT and v.field == asked), None
+        )
+        # The asked field's own values are its answer's, not other facts.
+        values = [
+            replace(v, role=Role.UNPLACED) if v.role is Role.FACT and v.field == asked else v
+            for v in values
+        ]
+        said = plain
+        for v in values:  # another event's value answers nothing
+            if v.role is Role.OTHER_EVENT and v.kind == spec.kind and v.span:
+                start, end = v.span
+                said = said[:start] + " " * (end - start) + said[end:]
+        answer, invalid = self.parse_answer(
+            spec, said, now=now, tagged=tagged.value if tagged else None
+        )
+        others = {v.field for v in values if v.role is Role.FACT}
+        cued = {v.field for v in values if v.cued and v.role is not Role.SUPPOSED}
+        if spec.kind == "text" and tagged is None and answer is not None and cued & others:
+            # "다음달 말까지 갚기로 했어요" to "who borrowed it?" states another field's value by
+            # its cue (갚기로 -> repayment date) and names nobody: keep the value, ask again (a
+            # counted failure, so it never loops). "6/1에 만난 사람" has no cue: an answer.
+            answer, invalid = None, "text_other"
+        unknown = False
+        if answer is None and self._says_unknown(text.lower()):
+            unknown, invalid = True, None
+        if answer is not None:
+            values.append(
+                Value(
+                    kind=spec.kind,
+                    value=answer,
+                    span=tagged.span if tagged else None,
+                    fields=(asked,),
+                    field=asked,
+                    role=Role.ANSWER,
+                    confidence=max(tagged.confidence, ASKED) if tagged else ASKED,
+                    cued=bool(tagged and tagged.cued),
+                    approx=bool(tagged and tagged.approx) or self._approx_words(said, spec.kind),
+                    said=tagged.said if tagged else text.strip()[:MAX_TEXT_ANSWER],
+                )
+            )
+        return values, invalid, unknown
 
     def parse_answer(
         self, spec: FieldSpec, text: str, *, now: datetime, tagged: Any = None
@@ -378,27 +489,43 @@ class FactExtractor:
         spec = self.knowledge.k2.sub_types.get(sub_type)
         return [req.key for req in spec.required_fields()] if spec else []
 
-    def _free_text_facts(
+    def _values(
         self,
         text: str,
+        plain: str,
         *,
         sub_type: str,
-        keys: list[str],
         asked: str | None,
         now: datetime,
-        cued: set[str] | None = None,
-        taken_back: list[tuple[str, Any, str]] | None = None,
-        others: list[tuple[str, int, int]] | None = None,
-    ) -> dict[str, Any]:
-        """Values of any of the sub-type's fields stated in free text (latest statement wins).
+        clauses: tuple[Clause, ...],
+    ) -> list[Value]:
+        """Every value of the sub-type's fields the message gives, in the order read (a later
+        telling of a field wins), each with its field or the role that keeps it out.
 
-        `cued` collects the fields whose amount or date was placed by a cue word, not by default;
-        `taken_back` the amounts and dates the text takes back ("4월 아니고").
+        Amounts, dates and counts are read in the whole `text` and those in a supposition get
+        that role; options, phrases and names are read in `plain` (suppositions blanked).
         """
         k2 = self.knowledge.k2
-        specs = {key: k2.field(sub_type, key) for key in keys}
-        lowered = text.lower()
-        facts: dict[str, Any] = {}
+        specs = {key: k2.field(sub_type, key) for key in self._field_keys(sub_type)}
+        lowered, plain_lowered = text.lower(), plain.lower()
+        supposed = [c for c in clauses if c.supposes]
+        values: list[Value] = []
+
+        def placed(kind: str, value: Any, span: tuple[int, int], key: str, **more: Any) -> Value:
+            role = Role.SUPPOSED if any(c.holds(span) for c in supposed) else Role.FACT
+            cued = more.pop("cued", False) and role is Role.FACT
+            return Value(
+                kind=kind,
+                value=value,
+                span=span,
+                field=key,
+                role=role,
+                cued=cued,
+                said=text[span[0] : span[1]],
+                approx=self._approx_at(lowered, *span),
+                **more,
+            )
+
         # A date without a year lies in the past, unless its field allows the future: then the
         # same span is read again with the message's year.
         ahead = (
@@ -420,34 +547,58 @@ class FactExtractor:
                 asked if asked in fields else next((k for k in fields if specs[k].primary), None)
             )
             for match in finder():
+                span = (match.start, match.end)
+                said = text[match.start : match.end]
                 if _TAKEN_BACK_BEFORE.search(text[: match.start]) or _TAKEN_BACK_AFTER.match(
                     text[match.end :]
                 ):
-                    if taken_back is not None:
-                        taken_back.append((kind, match.value, text[match.start : match.end]))
+                    values.append(Value(kind, match.value, span, role=Role.TAKEN_BACK, said=said))
                     continue
                 by_cue = self._cued_field(lowered, match.start, match.end, fields, specs)
+                if any(c.holds(span) for c in supposed):  # "만약 500만원만 돌려받는다면"
+                    key = by_cue or fallback
+                    values.append(
+                        Value(
+                            kind,
+                            match.value,
+                            span,
+                            fields=tuple(fields),
+                            field=key,
+                            role=Role.SUPPOSED,
+                            said=said,
+                        )
+                    )
+                    continue
                 if by_cue is None and self._of_another_event(
                     lowered, match.start, match.end, own=[c for k in fields for c in specs[k].cues]
                 ):
                     # "결혼식이 10월 18일이었는데", "보험사가 80만원 준대요": another event's
                     # date, another role's amount; the story keeps it, no field takes it.
-                    if others is not None:
-                        others.append((kind, match.start, match.end))
+                    values.append(Value(kind, match.value, span, role=Role.OTHER_EVENT, said=said))
                     continue
                 key = by_cue or fallback
-                if key is None:
-                    continue
                 found = match.value
-                if kind == "date" and specs[key].allow_future:
-                    found = ahead.get((match.start, match.end))
-                    if found is None:
-                        continue
-                value, invalid = self._check(specs[key], found, now=now)
-                if invalid is None:
-                    facts[key] = value
-                    if by_cue and cued is not None:
-                        cued.add(key)
+                if key is not None and kind == "date" and specs[key].allow_future:
+                    found = ahead.get(span)
+                checked, invalid = (
+                    self._check(specs[key], found, now=now)
+                    if key is not None and found is not None
+                    else (None, "unplaced")
+                )
+                if invalid is not None:
+                    values.append(Value(kind, match.value, span, fields=tuple(fields), said=said))
+                    continue
+                values.append(
+                    placed(
+                        kind,
+                        checked,
+                        span,
+                        key,
+                        fields=(key, *(k for k in fields if k != key)),
+                        cued=by_cue is not None,
+                        confidence=CUED if by_cue else ASKED if key == asked else DEFAULT,
+                    )
+                )
         for kind, finder in (
             ("int", normalize.find_ints),
             ("days", normalize.find_days),
@@ -469,13 +620,23 @@ class FactExtractor:
                     continue  # "작은애가 7살" is an age, not how many children
                 key = self._cued_field(lowered, match.start, match.end, fields, specs)
                 if key is not None:
-                    value, invalid = self._check(specs[key], match.value, now=now)
+                    checked, invalid = self._check(specs[key], match.value, now=now)
                     if invalid is None:
-                        facts[key] = value
+                        values.append(
+                            placed(
+                                specs[key].kind,
+                                checked,
+                                (match.start, match.end),
+                                key,
+                                fields=(key,),
+                                confidence=CUED,
+                            )
+                        )
+        whole = {"span": None, "said": "", "role": Role.FACT}
         for key, spec in specs.items():
             if key != asked and spec.kind == "int" and spec.says.deny:
-                if normalize.phrase_polarity(lowered, true=[], false=spec.says.deny) is False:
-                    facts[key] = 0
+                if normalize.phrase_polarity(plain_lowered, true=[], false=spec.says.deny) is False:
+                    values.append(Value("int", 0, field=key, fields=(key,), **whole))
         for key, spec in specs.items():
             if (
                 key == asked
@@ -483,35 +644,71 @@ class FactExtractor:
                 or key == "evidence_type"
             ):
                 continue
-            if spec.cues and not any(cue.lower() in lowered for cue in spec.cues):
+            if spec.cues and not any(cue.lower() in plain_lowered for cue in spec.cues):
                 continue  # "my brother took everything" names no one who died
-            matches = self.match_options(spec, lowered)
+            matches = self.match_options(spec, plain_lowered)
             if matches and spec.kind == "choice" and len(matches) == 1:
-                facts[key] = matches[0]
-            elif matches and spec.kind == "multi_choice":
-                facts[key] = matches  # "바람을 피워서" -> grounds: affair
+                values.append(Value("choice", matches[0], field=key, fields=(key,), **whole))
+            elif matches and spec.kind == "multi_choice":  # "바람을 피워서" -> grounds: affair
+                values.append(Value("multi_choice", matches, field=key, fields=(key,), **whole))
         for key, spec in specs.items():
             if spec.kind == "yesno" and key != asked and (spec.says.affirm or spec.says.deny):
                 said = normalize.phrase_polarity(
-                    lowered, true=spec.says.affirm, false=spec.says.deny
+                    plain_lowered, true=spec.says.affirm, false=spec.says.deny
                 )
                 if said is not None:
-                    facts[key] = said
+                    values.append(Value("yesno", said, field=key, fields=(key,), **whole))
         if "evidence" in specs:
-            kinds = self.match_options(k2.field(sub_type, "evidence_type"), lowered)
+            kinds = self.match_options(k2.field(sub_type, "evidence_type"), plain_lowered)
             if kinds:
-                facts["evidence"] = True
+                values.append(Value("yesno", True, field="evidence", fields=("evidence",), **whole))
                 if "evidence_type" in specs or asked == "evidence":
-                    facts["evidence_type"] = kinds
-            elif _NO_EVIDENCE.search(text):
-                facts["evidence"] = False
+                    values.append(
+                        Value(
+                            "multi_choice",
+                            kinds,
+                            field="evidence_type",
+                            fields=("evidence_type",),
+                            **whole,
+                        )
+                    )
+            elif _NO_EVIDENCE.search(plain):
+                values.append(
+                    Value("yesno", False, field="evidence", fields=("evidence",), **whole)
+                )
         if "counterparty" in specs and asked != "counterparty":
-            name = self._counterparty_name(text)
-            if name:
-                facts["counterparty"] = name
-                if cued is not None:  # named beside its role word ("집주인 정미경", "OO건설")
-                    cued.add("counterparty")
-        return facts
+            name = self._counterparty_name(plain)
+            if name:  # named beside its role word ("집주인 정미경", "OO건설"): cued
+                values.append(
+                    Value(
+                        "name",
+                        name,
+                        span=None,
+                        field="counterparty",
+                        fields=("counterparty",),
+                        role=Role.FACT,
+                        confidence=CUED,
+                        cued=True,
+                        said=name,
+                    )
+                )
+        return values
+
+    def _approx_at(self, lowered: str, start: int, end: int) -> bool:
+        """Whether a value at this span is given as approximate ("약 300만원", "6월쯤")."""
+        return bool(
+            self._approx_before.search(lowered[max(0, start - 16) : start])
+            or self._approx_after.match(lowered, end)
+        )
+
+    def _approx_words(self, text: str, kind: str) -> bool:
+        """Whether an answer of this kind gives its value as approximate ("300만원 정도요")."""
+        if kind not in _APPROX_KINDS:
+            return False
+        lowered = text.lower()
+        spans = [(m.start, m.end) for m in normalize.find_amounts(text)]
+        spans += [m.span() for m in _BARE_NUMBER.finditer(text)]
+        return any(self._approx_at(lowered, start, end) for start, end in spans)
 
     def _of_another_event(self, lowered: str, start: int, end: int, own: list[str]) -> bool:
         """Whether the clause of a value names another event or role (lexicon other_events)

@@ -18,7 +18,8 @@ from langgraph.types import interrupt
 from graphs.common.context import Context
 from graphs.common.intents import answer_question, declines_types, read_intent
 from graphs.common.normalize import parse_yes_no
-from graphs.common.text import detect_lang, is_meaningless, sentences
+from graphs.common.reading import Reading
+from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import (
@@ -140,9 +141,8 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         result = await ctx.brain.classify_case(description)
         if not result.confident or result.top is None:
             if not _picker_exhausted(state):
-                _, asked = asked_along(
-                    kn, "", description, lang, state.get("questions", []), whole=True
-                )
+                said = await ctx.brain.read(description, sub_type="", asked=None, now=ctx.now)
+                _, asked = asked_along(kn, "", said, lang, state.get("questions", []), whole=True)
                 return {
                     "candidates": _candidates(state, result, ctx),
                     "confidence": result.confidence,
@@ -152,11 +152,9 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         else:
             sub_type = result.top.sub_type
         confidence = result.confidence
-    extraction = await ctx.brain.extract_facts(
-        description, sub_type=sub_type, asked=None, now=ctx.now
-    )
+    reading = await ctx.brain.read(description, sub_type=sub_type, asked=None, now=ctx.now)
     facts = dict(state.get("facts", {}))
-    found = {k: v for k, v in extraction.facts.items() if k in kn.k2.fields}
+    found = {k: v for k, v in reading.facts.items() if k in kn.k2.fields}
     found = split_party(kn, found, description, facts)
     facts.update(found)
     wished = wants.with_wishes(kn, facts, description)  # "돌려받고 싶어요", whatever the type
@@ -167,7 +165,7 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     details, _ = told_story.with_details(kn, state.get("details", []), description)
     main_label, sub_label = prompts.case_labels(kn, sub_type, lang)
     outbox = list(state.get("outbox", []))
-    emotions = [*state.get("emotions", []), *extraction.emotions]
+    emotions = [*state.get("emotions", []), *reading.emotions]
     outbox += _empathy(kn, lang, state.get("emotions", []), emotions, sub_type)
     if kn.k1.sub_type(sub_type)[1].free_form:
         outbox.append(prompts.say(kn, lang, "free_form_intake"))
@@ -180,7 +178,7 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         outbox.append(prompts.say(kn, lang, "already_given", facts=listed))
     # "…돈을 안 갚아요. 이거 소송하면 이길 수 있어요?": the question is the lawyer's to answer
     asked_now, questions = asked_along(
-        kn, sub_type, description, lang, state.get("questions", []), whole=True
+        kn, sub_type, reading, lang, state.get("questions", []), whole=True
     )
     outbox += asked_now
     at = ctx.now.isoformat()
@@ -196,7 +194,7 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
             at=at,
             confirmed=False,
         ),
-        "approx": sorted(set(state.get("approx", [])) | _approx(extraction, found)),
+        "approx": sorted(set(state.get("approx", [])) | _approx(reading, found)),
         "details": details,
         "emotions": emotions,
         "questions": questions,
@@ -271,7 +269,8 @@ async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dic
     if talk is not None and read_intent(text, kn).kind != "question":
         return {**seen, "outbox": talk[0]}  # out of scope or small talk: said so, picker stays
     if text:  # a question asked at the picker is the lawyer's too ("상담 받으면 돈 들어요?")
-        _, asked = asked_along(kn, "", text, lang, state.get("questions", []), whole=True)
+        said = await ctx.brain.read(text, sub_type="", asked=None, now=ctx.now)
+        _, asked = asked_along(kn, "", said, lang, state.get("questions", []), whole=True)
         seen["questions"] = asked
     if text and not is_meaningless(text):
         description = f"{state['description']}\n{text}"[:MAX_DESCRIPTION]
@@ -472,7 +471,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     kn, lang, sub_type, key = ctx.knowledge, ctx.lang, state["sub_type"], state["asking"]
     facts, update = work.facts, work.update
     work.text = work.quote = text
-    ex = await ctx.brain.extract_facts(text, sub_type=sub_type, asked=key, now=ctx.now)
+    ex = await ctx.brain.read(text, sub_type=sub_type, asked=key, now=ctx.now)
     other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
     other = split_party(kn, other, text, facts)
     # A recorded fact changes only through a confirmed correction of that field; another
@@ -542,7 +541,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         work.aside = True
     else:  # an answer (or a fact) that also asks something: the question is kept too
         messages, questions = asked_along(
-            kn, sub_type, text, lang, state.get("questions", []), whole=True
+            kn, sub_type, ex, lang, state.get("questions", []), whole=True
         )
         if len(questions) > len(state.get("questions", [])):
             work.outbox += messages
@@ -704,10 +703,9 @@ def _pressed_label(kn: Knowledge, sub_type: str, key: str, data: str, lang: str)
     return labels.get(raw, raw)
 
 
-def _approx(extraction: Any, found: dict[str, Any]) -> set[str]:
-    """Fields among `found` whose value the person gave as approximate ("한 2주 전쯤")."""
-    marked = set(getattr(extraction, "approx", ()) or ())
-    return {key for key in found if key in marked}
+def _approx(reading: Reading, found: dict[str, Any]) -> set[str]:
+    """Fields among `found` whose value the person gave as approximate ("약 300만원")."""
+    return {key for key in found if key in reading.approx}
 
 
 def split_party(
@@ -772,36 +770,26 @@ def converse(
     return None
 
 
-# Where a sentence ends: punctuation, a line break, or a Korean sentence ending (요, 죠, 까)
-# before more words (not 다, which is also "all": "이거 다 갚아야돼요") ("끝이에요 이거 소송하면 이길 수 있어요?").
-# A sentence that asks, by its ending and mark ("남은 돈은 안 갚아도 되는거 맞죠?", "can I sue?").
-_ASKS = re.compile(r"(?:[요죠까니나냐지야어]|[a-z])\s*[?？]+\s*$", re.I)
-
-
 def asked_along(
     kn: Knowledge,
     sub_type: str,
-    text: str,
+    reading: Reading,
     lang: str,
     questions: list[dict[str, Any]],
     *,
     whole: bool = False,
 ) -> tuple[list[Message], list[dict[str, Any]]]:
     """Questions asked inside a message that also told something ("네 신고했어요. 이거 다
-    갚아야돼요??"): each question sentence is listed for the lawyer and answered from K3 where
-    it can be. A whole message that is a question is `converse`'s, unless `whole` (the first
-    message, which is the description as well)."""
+    갚아야돼요??"): each clause the Reading says asks is listed for the lawyer and answered from
+    K3 where it can be. A whole message that is a question is `converse`'s, unless `whole` (the
+    first message, which is the description as well)."""
     messages, listed = [], list(questions)
     known = {q["text"] for q in listed}
-    for sentence in sentences(text):
-        if not sentence or (sentence == text.strip() and not whole) or sentence in known:
+    for clause in reading.questions():
+        sentence = clause.text
+        if (sentence == reading.text.strip() and not whole) or sentence in known:
             continue
-        intent = read_intent(sentence, kn)
-        if intent.kind != "question" and not (
-            _ASKS.search(sentence) and len(sentence.split()) >= 3 and intent.kind == "none"
-        ):
-            continue
-        answer = answer_question(kn, sub_type, intent, lang)
+        answer = answer_question(kn, sub_type, read_intent(sentence, kn), lang)
         listed.append({"text": sentence[:300], "answered": answer is not None})
         known.add(sentence)
         key = "question_general_info" if answer is not None else "question_noted"

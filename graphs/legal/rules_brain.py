@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graphs.common.brain import Classification, Extraction
+from graphs.common.brain import Classification
+from graphs.common.reading import Reading
 from graphs.legal.classify import CaseClassifier
 from graphs.legal.extract import FactExtractor
 from knowledge.loader import Knowledge
 
 
 class RulesBrain:
-    """Classification from K1 cues with Korean morphemes; fact extraction from K2 and normalisers."""
+    """Classification from K1 cues with Korean morphemes; the reading of messages from K2 and normalisers."""
 
     name = "rules"
 
@@ -23,8 +24,6 @@ class RulesBrain:
         """Rank case types for a description."""
         return self.classifier.classify(text)
 
-    async def extract_facts(
-        self, text: str, *, sub_type: str, asked: str | None, now: datetime
-    ) -> Extraction:
-        """Extract the asked field and any other stated facts from a message."""
-        return self.extractor.extract(text, sub_type=sub_type, asked=asked, now=now)
+    async def read(self, text: str, *, sub_type: str, asked: str | None, now: datetime) -> Reading:
+        """The message as a Reading: the asked field's answer, other facts, clauses, feelings."""
+        return self.extractor.read(text, sub_type=sub_type, asked=asked, now=now)

@@ -12,7 +12,8 @@ import re
 from dataclasses import replace
 from functools import cache
 
-from graphs.medical import clauses
+from graphs.common.reading import Role
+from graphs.medical import reader
 from graphs.medical.slots import SlotExtraction, SlotExtractor, SlotItem, normalise
 from knowledge.medical_bands import load_medical_bands
 from knowledge.medical_lexicon import load_medical_lexicon
@@ -72,30 +73,15 @@ def split(text: str) -> tuple[str, str]:
 
 
 def profile_slots(extractor: SlotExtractor, text: str) -> SlotExtraction:
-    """What a message gives the profile: the items of its statements about the person.
-
-    Each item is read against its clause (`graphs/medical/clauses.py`): a question, a
+    """What a message gives the profile: the items its Reading holds as facts about the person
+    (graphs/medical/reader.py says which role each clause gives an item). A question, a
     supposition or a leave asked for ("Do I need to go on a statin?", "술 마셔도 돼요?"), a
-    topic set aside and the set-aside side of a contrast give nothing, and the kept side only
-    when it tells of having or taking it. A reading inside a question ("A1c 7.1 괜찮은
-    건가요?") and what a question calls the person's own ("his back pain") are probably
-    theirs: kept, a reading to be confirmed before it is used."""
-    text = normalise(text or "")
-    if not text.strip():
-        return SlotExtraction((), "self", (), ())
-    said = extractor.extract(text)
-    read = clauses.reader()
-    found = read.read(text)
-    kept: list[SlotItem] = []
-    for item in said.items:
-        clause = clauses.clause_at(found, item.start)
-        verdict = _verdict(read, text, clause, item)
-        if verdict == "keep":
-            kept.append(item)
-        elif verdict == "own":
-            kept.append(replace(item, asked=True))
-        elif verdict == "confirm":
-            kept.append(replace(item, unsure=True, asked=True))
+    topic set aside and the set-aside side of a contrast give nothing. A reading inside a
+    question ("A1c 7.1 괜찮은 건가요?") and what a question calls the person's own ("his back
+    pain") are probably theirs: kept, a reading to be confirmed before it is used."""
+    medical = reader.read(extractor, text)
+    said = medical.said
+    kept = [v.value for v in medical.reading.values if v.role is Role.FACT]
     if _normal_temperature(kept):  # "열은 37.2였어요": the word named what was measured
         kept = [i for i in kept if i.name != "fever"]
     subject = said.subject if any(not i.family for i in kept) else "self"
@@ -128,26 +114,3 @@ def _normal_temperature(items: list[SlotItem]) -> bool:
         if "temp" in band.at_least
     ]
     return bool(raised) and max(temps) < min(raised)
-
-
-def _verdict(
-    read: clauses.ClauseReader, text: str, clause: clauses.Clause | None, item: SlotItem
-) -> str:
-    """keep | own | confirm | drop: what the clause an item stands in lets the profile learn
-    (`own` and `confirm` are said in a question: never enough to bring back a deleted item)."""
-    if clause is None:
-        return "keep"
-    if any(a <= item.start < b for a, b in clause.set_aside):
-        return "drop"
-    kept_side = clause.kept_side
-    if kept_side and kept_side[0] <= item.start < kept_side[1] and not clause.tells:
-        return "drop"
-    if clause.kind == "statement":
-        return "keep"
-    if clause.kind != "question":
-        return "drop"
-    if item.slot in ("vitals", "labs") and not item.family:
-        return "confirm"
-    if item.slot in ("symptoms", "medications") and read.possessed(text, item.start):
-        return "own"
-    return "drop"
