@@ -23,6 +23,7 @@ from telegram.warnings import PTBUserWarning
 from bot import failpoints
 from bot.engine import Engine
 from bot.raw_updates import chat_id_of, update_id_of, update_type
+from bot.updates import chat_key
 from db import repo
 
 log = logging.getLogger(__name__)
@@ -92,8 +93,8 @@ async def store_batch(app: Application, engine: Engine, raw_updates: list[Any]) 
         update, failure = read_update(raw, app.bot)
         if update is None:  # set aside: its chat as far as the raw JSON tells, for /forget
             chat_id = chat_id_of(raw)
-        else:
-            chat_id = update.effective_chat.id if update.effective_chat else None
+        else:  # the key the chat's lock and catch-up use: a press without a chat is its sender's
+            chat_id = chat_key(update)
         entries.append(repo.InboxEntry(update_id, chat_id, raw, failure, update_type(raw)))
         read.append((update_id, update, failure))
     stored = await repo.inbox_add_batch(engine=engine.records, updates=entries)

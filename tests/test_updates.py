@@ -94,3 +94,27 @@ async def test_locks_are_forgotten_when_nobody_waits() -> None:
     async with locks.hold(5):
         assert 5 in locks._local
     assert locks._local == {}
+
+
+async def test_a_press_without_a_chat_is_stored_under_its_sender_for_the_catch_up(
+    fake: FakeBotApi, engine
+) -> None:
+    """An inline button's press carries a sender but no chat: the inbox keeps it under the key
+    the chat lock and the shared-database catch-up look it up by (its sender), not under none."""
+    from bot.tg_polling import store_batch
+    from db import repo
+
+    press = {
+        "update_id": 5,
+        "callback_query": {
+            "id": "1",
+            "from": {"id": 42, "is_bot": False, "first_name": "T"},
+            "chat_instance": "c",
+            "data": "cmd:help",
+        },
+    }
+    app = fake.application_builder().updater(None).build()
+    async with app:
+        await store_batch(app, engine, [press])
+    pending = await repo.inbox_pending_for_chat(engine=engine.records, chat_id=42, up_to=5)
+    assert [row.update_id for row in pending] == [5]
