@@ -52,6 +52,25 @@ class Settings(BaseSettings):
     intake_concurrent_updates: int = Field(
         64, ge=1, description="updates of different chats processed at once (Telegram)"
     )
+    intake_llm: Literal["off", "on"] = Field(
+        "off", description="on: an OpenAI-compatible model reads too, checked by the rules"
+    )
+    intake_llm_base_url: str | None = Field(None, description="the endpoint's /v1 URL")
+    intake_llm_api_key: SecretStr | None = Field(None, description="unset: OPENAI_API_KEY")
+    openai_api_key: SecretStr | None = None
+    intake_llm_model: str | None = None
+    intake_llm_models: str = Field(
+        "", description="a model per task, e.g. classify=small-model,read=big-model"
+    )
+    intake_llm_structured: Literal["json_schema", "function_calling", "json_mode"] = "json_schema"
+    intake_llm_timeout: float = Field(20.0, gt=0, description="seconds per model call")
+    intake_llm_budget: float = Field(
+        8.0, gt=0, description="seconds a turn waits for one model call before the rules answer"
+    )
+    intake_llm_concurrency: int = Field(4, ge=1, description="model calls at once")
+    intake_llm_mask: Literal["auto", "on", "off"] = Field(
+        "auto", description="mask ID, phone, card, account numbers (auto: for remote endpoints)"
+    )
 
     @field_validator("intake_timezone")
     @classmethod
@@ -89,6 +108,23 @@ class Settings(BaseSettings):
                 "INTAKE_WEBHOOK_SECRET must be 1-256 of A-Z a-z 0-9 _ - (Telegram's rule)"
             )
         return value
+
+    @field_validator("intake_llm_models")
+    @classmethod
+    def _task_models(cls, value: str) -> str:
+        for pair in filter(None, (p.strip() for p in value.split(","))):
+            task, _, model = pair.partition("=")
+            if task.strip() not in ("read", "classify") or not model.strip():
+                raise ValueError(
+                    f"INTAKE_LLM_MODELS takes task=model pairs (tasks: read, classify), not {pair!r}"
+                )
+        return value
+
+    @property
+    def llm_models(self) -> dict[str, str]:
+        """INTAKE_LLM_MODELS as {task: model}."""
+        pairs = (p.partition("=") for p in self.intake_llm_models.split(",") if "=" in p)
+        return {task.strip(): model.strip() for task, _, model in pairs}
 
     @property
     def zone(self) -> ZoneInfo:

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot import failpoints
 from bot.alerts import SafetyDesk
+from bot.brains import close_brain, make_brain
 from bot.chat_tags import ChatTags
 from bot.commands import CommandRouter
 from bot.config import Settings
@@ -43,7 +44,6 @@ from db.engine import (
 from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.text import clearly_written_in, detect_lang
-from graphs.legal.rules_brain import RulesBrain
 from graphs.registry import GRAPHS, LEGAL, MEDICAL
 from graphs.safety.rules import Recent
 from knowledge.kb import KnowledgeBase, open_index
@@ -173,7 +173,7 @@ class Engine:
         engine = cls(
             settings=settings,
             knowledge=knowledge,
-            brain=brain or RulesBrain(knowledge),
+            brain=brain or make_brain(settings, knowledge),
             records=records,
             checkpoints=checkpoints,
             kb=kb,
@@ -182,7 +182,8 @@ class Engine:
         return engine
 
     async def close(self) -> None:
-        """Close both databases."""
+        """Close both databases (and the model client, in LLM mode)."""
+        await close_brain(self.services.brain)
         await self.services.checkpoints.close()
         await dispose_records_engine(self.records)
 

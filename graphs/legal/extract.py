@@ -484,7 +484,7 @@ class FactExtractor:
                 return None, "int_range"
         return value, None
 
-    def _field_keys(self, sub_type: str) -> list[str]:
+    def field_keys(self, sub_type: str) -> list[str]:
         """Every field the sub-type may need, conditional ones included."""
         spec = self.knowledge.k2.sub_types.get(sub_type)
         return [req.key for req in spec.required_fields()] if spec else []
@@ -506,7 +506,7 @@ class FactExtractor:
         that role; options, phrases and names are read in `plain` (suppositions blanked).
         """
         k2 = self.knowledge.k2
-        specs = {key: k2.field(sub_type, key) for key in self._field_keys(sub_type)}
+        specs = {key: k2.field(sub_type, key) for key in self.field_keys(sub_type)}
         lowered, plain_lowered = text.lower(), plain.lower()
         supposed = [c for c in clauses if c.supposes]
         values: list[Value] = []

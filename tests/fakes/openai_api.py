@@ -107,6 +107,7 @@ class FakeOpenAI:
         self._malformed = 0  # how many next answers are invalid JSON
         self._replies: deque[str | dict[str, Any]] = deque()
         self._tampers: deque[Callable[[dict[str, Any]], None]] = deque()
+        self._delays: deque[float] = deque()  # seconds before the next chat answers
         self._completion_ids = itertools.count(1)
         self._runner: web.AppRunner | None = None
 
@@ -203,6 +204,15 @@ class FakeOpenAI:
         """Queue chat replies: a str is the assistant's content, a dict the whole message."""
         with self._lock:
             self._replies.extend(replies)
+
+    def delay_next(self, seconds: float, count: int = 1) -> None:
+        """Answer the next ``count`` chat requests only after ``seconds`` (a slow model)."""
+        with self._lock:
+            self._delays.extend([seconds] * count)
+
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """The bodies of the chat completion requests received, in order."""
+        return [r["json"] for r in self.requests if r["path"] == "/v1/chat/completions"]
 
     def embed(self, text: str, dimensions: int | None = None) -> list[float]:
         """The vector this server returns for ``text``, for assertions."""
@@ -307,6 +317,10 @@ class FakeOpenAI:
                 raise OpenAIApiError(400, "The fake does not stream; script it first.", "stream")
         except OpenAIApiError as error:
             return error.response()
+        with self._lock:
+            delay = self._delays.popleft() if self._delays else 0.0
+        if delay:
+            await asyncio.sleep(delay)
         if self._take_malformed():
             return web.Response(text='{"id": "chatcmpl-', content_type="application/json")
         with self._lock:
