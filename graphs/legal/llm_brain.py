@@ -182,6 +182,8 @@ class LLMBrain:
                 continue
             if role is Role.ANSWER and item.field != asked:
                 role = Role.FACT
+            elif role is Role.FACT and item.field == asked:
+                role = Role.ANSWER  # the asked field's value is its answer, whatever it is called
             if any(words in " ".join(c.lower().split()) for c in supposed_clauses):
                 role = Role.SUPPOSED if role in (Role.FACT, Role.ANSWER) else role
             spec = self.knowledge.k2.field(sub_type, item.field)
