@@ -335,13 +335,21 @@ class Engine:
         )
 
     async def _commit(self, h: Handling, offer: tuple[int | None, list[str]]) -> None:
-        """The handling's one write: language, offer, the turn's changes and its row."""
+        """The handling's one write: language, offer, the safety memory, and the turn's case
+        changes and row or its medical profile, all in one transaction."""
         sid = h.case.session_id if h.case else None
+        profile = None if h.forgotten else h.profile
         chat_id = h.inbound.chat_id
         safety = None
         if h.safety is not None and h.safety.changed and not h.forgotten:
             row_lang = h.lang or h.view.lang or self.settings.intake_default_lang
             safety = (row_lang, h.safety.dump())
+        if sid is not None:
+            label = f"session={sid}"
+        elif profile is not None:
+            label = f"profile={profile.profile_id}"
+        else:
+            label = f"chat={self.chat_tag(chat_id)}"
         written = await self.services.retrying(
             lambda: repo.write_turn(
                 engine=self.records,
@@ -351,13 +359,14 @@ class Engine:
                 case=h.case,
                 turn=h.row,
                 safety=safety,
+                profile=profile,
             ),
-            f"session={sid}" if sid else f"chat={self.chat_tag(chat_id)}",
+            label,
         )
         if sid is not None:
             self.legal.records_written(sid, written)
-            if written:
-                failpoints.reach("after_records")
+        if written and (sid is not None or profile is not None):
+            failpoints.reach("after_records")
         for step in h.after:
             await step()
 

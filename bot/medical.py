@@ -130,7 +130,8 @@ class MedicalTurns:
         reply.state = "MEDICAL"
 
     async def turn(self, h: Handling) -> None:
-        """One message (or button) through the medical graph, and the profile written after it."""
+        """One message (or button) through the medical graph; the profile it leaves is written
+        in the handling's one write (`Engine._commit`)."""
         sv, inbound, reply = self.services, h.inbound, h.reply
         kn, lang = sv.knowledge, reply.lang
         if inbound.kind == "choice" and not inbound.data.startswith("m:"):
@@ -182,7 +183,7 @@ class MedicalTurns:
         config = thread_config(profile.id)
         before = (await self.graph.aget_state(config)).values or {}
         if inbound.input_id and before.get("last_input_id") == inbound.input_id:
-            await self._replay(inbound, reply, profile.id, before)
+            self._replay(h, profile.id, before)
             return
         recent = h.safety
         # The ambulance may be on its way: what to do meanwhile, not the general corpus (also
@@ -226,9 +227,8 @@ class MedicalTurns:
         if inbound.kind == "text" and offer_legal:
             button = {"label": kn.message("btn_domain_legal", lang), "data": "domain:legal"}
             reply.add(kn.message("legal_offer_from_medical", lang), [button])
-        await self._write_profile(profile.id, result, context.now)
+        self._stage_profile(h, profile.id, result, context.now)
         self._keep_profile_terms(h, result.get("profile"), context.now)
-        failpoints.reach("after_records")
 
     def _while_help_comes(
         self,
@@ -269,18 +269,19 @@ class MedicalTurns:
         terms = self.services.knowledge.safety.profile_terms
         h.safety.set_standing(profile_terms(profile or memory.new_profile(), now, terms))
 
-    async def _replay(
-        self, inbound: Inbound, reply: Reply, profile_id: str, values: dict[str, Any]
-    ) -> None:
-        """The message the graph took last, delivered again (the process died before its reply
-        was sent): its replies, kept in the state, are sent again and the profile written from
-        the state; the graph is not run again, so the question is counted once."""
-        sv = self.services
+    def _replay(self, h: Handling, profile_id: str, values: dict[str, Any]) -> None:
+        """The message the graph took last, delivered again (the process died, or the records
+        write failed, before its turn was written or its reply sent): its replies, kept in the
+        state, are sent again and the profile (with the safety memory's terms of it) written
+        from the state; the graph is not run again, so the question is counted once."""
+        sv, inbound = self.services, h.inbound
         log.warning(
             "chat=%s medical input answered again after a crash", sv.chat_tag(inbound.chat_id)
         )
-        reply.messages += values.get("outbox") or []
-        await self._write_profile(profile_id, values, inbound.at.astimezone(sv.settings.zone))
+        h.reply.messages += values.get("outbox") or []
+        now = inbound.at.astimezone(sv.settings.zone)
+        self._stage_profile(h, profile_id, values, now)
+        self._keep_profile_terms(h, values.get("profile"), now)
 
     @staticmethod
     def _names_health(text: str) -> bool:
@@ -310,17 +311,22 @@ class MedicalTurns:
         profile = await medical_repo.profile_of(engine=self.services.records, chat_id=chat_id)
         return profile.id if profile is not None else ""
 
-    async def _write_profile(self, profile_id: str, values: dict[str, Any], now: Any) -> None:
+    @staticmethod
+    def _stage_profile(
+        h: Handling,
+        profile_id: str,
+        values: dict[str, Any],
+        now: datetime,
+        summary_text: str | None = None,
+    ) -> None:
+        """Leave the profile as the medical state holds it for the handling's one write."""
         profile = values.get("profile") or memory.new_profile()
-        await self.services.retrying(
-            lambda: medical_repo.sync_profile(
-                engine=self.services.records,
-                profile_id=profile_id,
-                subject=profile.get("subject", "self"),
-                items=records.stored_items(profile, now),
-                asked=values.get("asked") or [],
-            ),
-            f"profile={profile_id}",
+        h.profile = repo.ProfileSnapshot.of(
+            profile_id=profile_id,
+            subject=profile.get("subject", "self"),
+            items=records.stored_items(profile, now),
+            asked=values.get("asked") or [],
+            summary_text=summary_text,
         )
 
     # --- medical commands and buttons -----------------------------------------------------------
@@ -345,7 +351,6 @@ class MedicalTurns:
         reply.state = "MEDICAL"
         now = h.at.astimezone(sv.settings.zone)
         profile_row, values = await self.values_of(h.inbound.chat_id)
-        profile = values.get("profile") or memory.new_profile()
         alerts = []
         if profile_row is not None:
             alerts = (await repo.alerts_for(engine=sv.records, session_ids=[profile_row.id])).get(
@@ -356,15 +361,8 @@ class MedicalTurns:
             reply.add(kn.message("med_summary_empty", lang))
             return
         reply.add(text)
-        if profile_row is not None:
-            await medical_repo.sync_profile(
-                engine=sv.records,
-                profile_id=profile_row.id,
-                subject=profile.get("subject", "self"),
-                items=records.stored_items(profile, now),
-                asked=values.get("asked") or [],
-                summary_text=text,
-            )
+        if profile_row is not None:  # kept with the profile, in the handling's one write
+            self._stage_profile(h, profile_row.id, values, now, summary_text=text)
 
     async def status_command(self, h: Handling) -> None:
         """/status: how many items are remembered and questions asked."""
@@ -418,7 +416,7 @@ class MedicalTurns:
             config, {"profile": profile, "cache": cache}, as_node="store_response"
         )
         now = inbound.at.astimezone(sv.settings.zone)
-        await self._write_profile(profile_row.id, {**values, "profile": profile}, now)
+        self._stage_profile(h, profile_row.id, {**values, "profile": profile}, now)
         self._keep_profile_terms(h, profile, now)
         name = records.item_label(gone, before, lang)
         log.info("chat=%s profile item removed", sv.chat_tag(inbound.chat_id))

@@ -98,6 +98,7 @@ class Handling:
     lang: str | None = None  # a language to remember for the chat
     case: repo.CaseChanges | None = None  # what the turn changed in its session's records
     row: dict[str, Any] | None = None  # the turn's question-answer row
+    profile: repo.ProfileSnapshot | None = None  # the medical profile as the handling leaves it
     after: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # once written
     fresh: bool = True  # False once sessions were opened or closed after the read
     forgotten: bool = False  # the chat was erased (/forget): nothing of it is written back

@@ -1,14 +1,16 @@
 """A turn of the intake: the person's message through the graph, and the records after it.
 
 The turn reads what it needs of the chat once (`repo.chat_view`, in `Engine.handle`) and leaves
-what it changed (`repo.case_changes`) on the `Handling` for the one write at its end.
+what it changed (`repo.case_changes` between the case snapshots before and after it) on the
+`Handling` for the one write at its end; a repair writes a snapshot over what is stored
+(`repo.sync_case`), through the same statements.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -231,17 +233,14 @@ class LegalTurns:
         """Leave what the turn changed for the handling's one write; False when the records
         may not match the state before the turn (a failed write, a crash between the graph and
         the records), and must be written whole."""
-        kn = self.services.knowledge
-        old = self.spec.snapshot(kn, *before)
+        old = repo.CaseSnapshot.of(self.spec.snapshot(self.services.knowledge, *before))
         if (
             session.id in self.dirty
             or session.current_state != before[1]
-            or abs(session.completion_rate - old["completion_rate"]) > 1e-9
+            or abs(session.completion_rate - old.completion_rate) > 1e-9
         ):
             return False
-        new = self.spec.snapshot(kn, values, h.reply.state)
-        if new.get("summary"):
-            new["summary"] = await self._with_alerts(session.id, new["summary"])
+        new = await self._case(session.id, values, h.reply.state)
         h.case = repo.case_changes(session.id, old, new, session.current_state)
         h.row = turn
         return True
@@ -442,12 +441,11 @@ class LegalTurns:
     async def _write_records(
         self, session_id: str, values: dict[str, Any], node: str, turn: dict[str, Any] | None
     ) -> None:
-        """Write a session's records whole from the graph state (repairs, replays, amendments);
-        retried, and on failure logged (the checkpoint holds it)."""
+        """Write a session's records whole from the graph state (repairs, replays, amendments):
+        the changes from what is stored; retried, and on failure logged (the checkpoint holds
+        it)."""
         sv = self.services
-        snapshot = self.spec.snapshot(sv.knowledge, values, node)
-        if snapshot.get("summary"):
-            snapshot["summary"] = await self._with_alerts(session_id, snapshot["summary"])
+        snapshot = await self._case(session_id, values, node)
         written = await sv.retrying(
             lambda: repo.sync_case(
                 engine=sv.records, session_id=session_id, snapshot=snapshot, turn=turn
@@ -456,7 +454,15 @@ class LegalTurns:
         )
         self.records_written(session_id, written)
 
-    async def _with_alerts(self, session_id: str, summary: dict[str, Any]) -> dict[str, Any]:
+    async def _case(self, session_id: str, values: dict[str, Any], node: str) -> repo.CaseSnapshot:
+        """The case snapshot the records are written from: the graph state's, the session's
+        safety alerts at the top of its summary."""
+        snapshot = repo.CaseSnapshot.of(self.spec.snapshot(self.services.knowledge, values, node))
+        if snapshot.summary is None:
+            return snapshot
+        return replace(snapshot, summary=await self._with_alerts(session_id, snapshot.summary))
+
+    async def _with_alerts(self, session_id: str, summary: repo.Summary) -> repo.Summary:
         """The staff summary with the session's safety alerts at its top."""
         sv = self.services
         alerts = (await repo.alerts_for(engine=sv.records, session_ids=[session_id])).get(
@@ -464,14 +470,13 @@ class LegalTurns:
         )
         if not alerts:
             return summary
-        lang = summary["structured"].get("language", sv.settings.intake_default_lang)
+        lang = summary.structured.get("language", sv.settings.intake_default_lang)
         zone = sv.settings.zone
         listed = ", ".join(
             f"{a['code']} {datetime.fromisoformat(a['at']).replace(tzinfo=UTC).astimezone(zone):%m-%d %H:%M}"
             for a in alerts
         )
         header = f"{sv.knowledge.message('summary_risk', lang)}: {listed}"
-        return {
-            "text": f"{header}\n{summary['text']}",
-            "structured": {**summary["structured"], "alerts": alerts},
-        }
+        return repo.Summary(
+            text=f"{header}\n{summary.text}", structured={**summary.structured, "alerts": alerts}
+        )

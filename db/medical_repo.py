@@ -1,7 +1,8 @@
 """Data access for the medical assistant: a chat's profile, its items and questions.
 
-The profile's source of truth is the medical graph's checkpoint; after each turn the engine
-writes it here whole (`sync_profile`), for staff, the export and /forget.
+The profile's source of truth is the medical graph's checkpoint; each turn writes its rows whole
+in the turn's one transaction (db/repo/profiles.py, `write_turn`), for staff, the export and
+/forget.
 """
 
 from __future__ import annotations
@@ -11,17 +12,12 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from db.models import MedicalProfile, MedicalQuestion, ProfileItem, SafetyAlert, utcnow
+from db.models import MedicalProfile, MedicalQuestion, ProfileItem, SafetyAlert
 from db.repo import writing
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 async def profile_of(*, engine: AsyncEngine, chat_id: int) -> MedicalProfile | None:
@@ -42,64 +38,6 @@ async def open_profile(*, engine: AsyncEngine, chat_id: int, user_id: int | None
         await db.commit()
         await db.refresh(profile)
     return profile
-
-
-async def sync_profile(
-    *,
-    engine: AsyncEngine,
-    profile_id: str,
-    subject: str,
-    items: list[dict[str, Any]],
-    asked: list[dict[str, Any]],
-    summary_text: str | None = None,
-) -> None:
-    """Write a profile whole: its items (with whether each is current now) and questions."""
-    async with writing(engine) as db:
-        row = await db.get(MedicalProfile, profile_id)
-        if row is None:
-            return
-        row.subject = subject
-        row.updated_at = utcnow()
-        if summary_text is not None:
-            row.summary_text = summary_text
-        db.add(row)
-        await db.exec(delete(ProfileItem).where(col(ProfileItem.profile_id) == profile_id))
-        await db.exec(delete(MedicalQuestion).where(col(MedicalQuestion.profile_id) == profile_id))
-        for item in items:
-            db.add(
-                ProfileItem(
-                    profile_id=profile_id,
-                    key=item["key"],
-                    slot=item["slot"],
-                    name=item["name"],
-                    name_ko=item["name_ko"],
-                    value_json=_dumps(item["value"]),
-                    text=item["text"],
-                    status=item["status"],
-                    current=bool(item.get("current")),
-                    unsure=bool(item["unsure"] and not item.get("confirmed")),
-                    first_said=item["first_said"],
-                    last_said=item["last_said"],
-                    mentions=item["mentions"],
-                    importance=round(float(item["importance"]), 3),
-                    history_json=_dumps(item["history"]),
-                )
-            )
-        for q in asked:
-            db.add(
-                MedicalQuestion(
-                    profile_id=profile_id,
-                    question=q["q"],
-                    sources_json=_dumps(q["sources"]),
-                    answered=bool(q["answered"]),
-                    uncertainty=float(q["uncertainty"]),
-                    cached=bool(q["cached"]),
-                    urgent=bool(q.get("urgent")),
-                    input_id=q.get("input_id"),
-                    at=q["at"],
-                )
-            )
-        await db.commit()
 
 
 async def list_profiles(*, engine: AsyncEngine) -> list[MedicalProfile]:

@@ -363,6 +363,69 @@ async def test_the_answer_that_finished_an_intake_delivered_again_gets_the_summa
         await engine.close()
 
 
+# --- a medical turn is written whole or not at all ------------------------------------------
+
+
+def medical_rows(settings) -> dict[str, list[tuple]]:
+    """What the records hold of the chat's medical side: the chat's row (language, domain,
+    safety memory), its offer, the profile's items and questions."""
+    with sqlite3.connect(records_path(settings.intake_data_dir)) as db:
+        return {
+            "chat": db.execute("select lang, domain, safety_json from chatpreference").fetchall(),
+            "offer": db.execute(
+                "select user_id, choices_json, offered_at from chatoffer"
+            ).fetchall(),
+            "items": db.execute(
+                "select key, text, mentions from profileitem order by key"
+            ).fetchall(),
+            "questions": db.execute(
+                "select question, input_id from medicalquestion order by id"
+            ).fetchall(),
+        }
+
+
+async def test_a_medical_turn_whose_write_fails_midway_stores_none_of_it(
+    engine: Engine, settings, knowledge
+) -> None:
+    """The database refuses the turn's question row, after the profile's items were replaced
+    in the same transaction: nothing of the turn is stored (not the items, not the safety
+    memory's new terms, not the offer), the person still gets the answer, and the update
+    delivered again writes the turn once."""
+    first = await engine.handle(text("고혈압이 있어요", input_id="1"))
+    assert first.state == "MEDICAL"
+    before = medical_rows(settings)
+    assert [key for key, _, _ in before["items"]] == ["conditions:hypertension"]
+    assert before["chat"][0][2] is None  # the safety memory holds nothing yet
+    question = "당뇨가 있고 메트포르민 먹어요. 운동은 어떤 게 좋아요?"
+    with sqlite3.connect(records_path(settings.intake_data_dir)) as db:  # a real failure
+        db.execute(
+            "create trigger refuse before insert on medicalquestion"
+            " begin select raise(abort, 'disk I/O error'); end"
+        )
+
+    answered = await engine.handle(text(question, input_id="2", minutes=1))
+
+    assert answered.state == "MEDICAL" and "출처:" in joined(answered)
+    assert medical_rows(settings) == before  # none of the turn: all of the write rolled back
+    with sqlite3.connect(records_path(settings.intake_data_dir)) as db:
+        db.execute("drop trigger refuse")
+
+    again = await engine.handle(text(question, input_id="2", minutes=2))  # from the inbox
+    assert joined(again) == joined(answered)
+    after = medical_rows(settings)
+    assert after["questions"] == [*before["questions"], (question, None)]  # counted once
+    assert {key for key, _, _ in after["items"]} == {
+        "conditions:hypertension",
+        "conditions:diabetes",
+        "medications:metformin",
+    }
+    assert "diabetes" in after["chat"][0][2]  # the safety memory knows the profile now
+    assert after["offer"] != before["offer"]
+    status = await engine.handle(command("status"))
+    counted = len(after["questions"])
+    assert joined(status) == knowledge.message("med_status", "ko", count=3, questions=counted)
+
+
 # --- deletion reaches the disk ---------------------------------------------------------------
 
 

@@ -86,13 +86,16 @@ def test_case_changes_carry_only_what_changed() -> None:
         "facts": {"amount": 3_500_000, "repayment_date": "2026-06"},
         "missing": ["evidence"],
     }
-    changes = repo.case_changes("s1", before, after, "FACT_COLLECTION")
+    of = repo.CaseSnapshot.of
+    changes = repo.case_changes("s1", of(before), of(after), "FACT_COLLECTION")
     assert {row["key"] for row in changes.facts} == {"amount", "repayment_date"}
     assert changes.dropped_facts == ["counterparty"]
     assert changes.missing == [{"session_id": "s1", "key": "evidence", "reason": "not_answered"}]
     assert changes.master is None and changes.summary is None
     assert changes.transition_from is None and changes.finished is None
-    moved = repo.case_changes("s1", before, {**after, "state": "RE_QUESTION"}, "FACT_COLLECTION")
+    moved = repo.case_changes(
+        "s1", of(before), of({**after, "state": "RE_QUESTION"}), "FACT_COLLECTION"
+    )
     assert moved.transition_from == "FACT_COLLECTION"
 
 

@@ -2,15 +2,16 @@
 or Telegram knowledge here.
 
 tx (write sessions, one transaction, SQL helpers) · chats (language, domain, offer, the turn's
-read) · inbox · sessions · alerts · forget · cases (case sync and a turn's changes) ·
-case_reads (summary, export record) · turns (the turn's one write) · statements (the turn's
-prepared statements). Every public name is importable from here: `from db import repo` then
+read) · inbox · sessions · alerts · forget · snapshot (what a case's rows should be) · cases
+(the changes between two snapshots, their statements, and a whole case written from what is
+stored) · profiles (a medical profile's rows) · case_reads (summary, export record) · turns (the
+turn's one write) · statements (the turn's prepared statements). Every public name is importable from here: `from db import repo` then
 `repo.write_turn(...)`, or `from db.repo import writing`.
 """
 
 from db.repo.alerts import add_alerts, alerts_for
 from db.repo.case_reads import case_record, get_summary
-from db.repo.cases import CaseChanges, case_changes, sync_case
+from db.repo.cases import CaseChanges, case_changes, case_work, stored_case, sync_case
 from db.repo.chats import ChatView, chat_view, get_lang, get_offer, set_domain, set_lang, set_offer
 from db.repo.forget import SESSION_TABLES, forget_chat
 from db.repo.inbox import (
@@ -25,6 +26,7 @@ from db.repo.inbox import (
     inbox_pending,
     inbox_pending_for_chat,
 )
+from db.repo.profiles import ProfileSnapshot, profile_work
 from db.repo.sessions import (
     close_session,
     create_session,
@@ -33,6 +35,7 @@ from db.repo.sessions import (
     open_session,
     reopen_session,
 )
+from db.repo.snapshot import CaseSnapshot, EvidenceFile, Fact, Party, Summary
 from db.repo.statements import TurnStatements
 from db.repo.turns import write_turn
 from db.repo.tx import attach_sync_engine, plain_engine, writing
@@ -40,13 +43,20 @@ from db.repo.tx import attach_sync_engine, plain_engine, writing
 __all__ = [
     "SESSION_TABLES",
     "CaseChanges",
+    "CaseSnapshot",
     "ChatView",
+    "EvidenceFile",
+    "Fact",
     "InboxEntry",
+    "Party",
+    "ProfileSnapshot",
+    "Summary",
     "TurnStatements",
     "add_alerts",
     "alerts_for",
     "attach_sync_engine",
     "case_changes",
+    "case_work",
     "case_record",
     "chat_view",
     "close_session",
@@ -68,10 +78,12 @@ __all__ = [
     "list_sessions",
     "open_session",
     "plain_engine",
+    "profile_work",
     "reopen_session",
     "set_domain",
     "set_lang",
     "set_offer",
+    "stored_case",
     "sync_case",
     "write_turn",
     "writing",

@@ -1,14 +1,17 @@
-"""A session's case records, written from the graph's record snapshots: whole (`sync_case`), or
-as the rows one turn changed (`case_changes`, which `write_turn` writes).
+"""A session's case records, written one way: the changes between two `CaseSnapshot`s
+(`case_changes`) as statements (`case_work`) in one transaction. A turn writes the changes from
+the snapshot before it to the one after it (`write_turn`); `sync_case` the changes from what is
+stored to the snapshot it is given (repairs, replays, amendments).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import col, select
 
@@ -20,172 +23,16 @@ from db.models import (
     CaseParty,
     CaseSummary,
     ChatSession,
-    ChatTurn,
-    StateTransition,
     utcnow,
 )
-from db.repo.tx import dialect_insert, dumps, writing
-
-
-async def sync_case(
-    *,
-    engine: AsyncEngine,
-    session_id: str,
-    snapshot: dict[str, Any],
-    turn: dict[str, Any] | None = None,
-) -> None:
-    """Write a session's case records from a snapshot of its graph state, in one transaction.
-
-    Idempotent: the same snapshot written twice leaves the same rows. The snapshot is plain
-    JSON data: state, status, completion_rate, case_type, sub_type, confidence, description,
-    emotions, facts, unknown, missing, counterparty, evidence_files, summary. `turn`, when
-    given, is appended to the conversation history ({"field", "user_text", "bot_text"}, and
-    "input_id": a turn of an input already in the history is not written twice).
-    """
-    now = utcnow()
-    async with writing(engine) as db:
-        session = await db.get(ChatSession, session_id)
-        if session is None:
-            raise LookupError(f"no session {session_id}")
-        if session.current_state != snapshot["state"]:
-            await db.exec(
-                dialect_insert(engine, StateTransition).values(
-                    session_id=session_id,
-                    from_state=session.current_state,
-                    to_state=snapshot["state"],
-                    at=now,
-                )
-            )
-        changes: dict[str, Any] = {
-            "current_state": snapshot["state"],
-            "completion_rate": snapshot["completion_rate"],
-            "updated_at": now,
-        }
-        if snapshot["status"] != "open" and session.status == "open":
-            changes.update(status=snapshot["status"], ended_at=now)
-        await db.exec(
-            update(ChatSession).where(col(ChatSession.id) == session_id).values(**changes)
-        )
-        await db.exec(
-            update(CaseMaster)
-            .where(col(CaseMaster.session_id) == session_id)
-            .values(
-                case_type=snapshot.get("case_type"),
-                sub_case_type=snapshot.get("sub_type"),
-                confidence=snapshot.get("confidence") or 0.0,
-                description=snapshot.get("description") or "",
-                emotions_json=dumps(snapshot.get("emotions") or []),
-                updated_at=now,
-            )
-        )
-
-        facts: dict[str, Any] = snapshot.get("facts") or {}
-        unknown = set(snapshot.get("unknown") or [])
-        if facts:
-            detail = snapshot.get("facts_detail") or {}
-            rows = [
-                {
-                    "session_id": session_id,
-                    "key": key,
-                    "value_json": dumps(value),
-                    "status": "unknown" if key in unknown else "answered",
-                    "quote": (detail.get(key) or {}).get("quote"),
-                    "said_at": (detail.get(key) or {}).get("at"),
-                    "confirmed": (detail.get(key) or {}).get("confirmed"),
-                    "updated_at": now,
-                }
-                for key, value in facts.items()
-            ]
-            stmt = dialect_insert(engine, CaseFact).values(rows)
-            await db.exec(
-                stmt.on_conflict_do_update(
-                    index_elements=["session_id", "key"],
-                    set_={
-                        "value_json": stmt.excluded.value_json,
-                        "status": stmt.excluded.status,
-                        "quote": stmt.excluded.quote,
-                        "said_at": stmt.excluded.said_at,
-                        "confirmed": stmt.excluded.confirmed,
-                        "updated_at": stmt.excluded.updated_at,
-                    },
-                    where=(CaseFact.value_json != stmt.excluded.value_json)
-                    | (CaseFact.status != stmt.excluded.status)
-                    | (CaseFact.quote.is_distinct_from(stmt.excluded.quote))
-                    | (CaseFact.confirmed.is_distinct_from(stmt.excluded.confirmed)),
-                )
-            )
-        await db.exec(
-            delete(CaseFact).where(
-                col(CaseFact.session_id) == session_id, col(CaseFact.key).not_in(list(facts))
-            )
-        )
-
-        await db.exec(
-            delete(CaseMissingField).where(col(CaseMissingField.session_id) == session_id)
-        )
-        missing = snapshot.get("missing") or []
-        if missing:
-            await db.exec(
-                dialect_insert(engine, CaseMissingField).values(
-                    [
-                        {
-                            "session_id": session_id,
-                            "key": key,
-                            "reason": "unknown" if key in unknown else "not_answered",
-                        }
-                        for key in missing
-                    ]
-                )
-            )
-
-        party = snapshot.get("counterparty") or {}
-        if party.get("name") or party.get("party_type"):
-            values = {"name": party.get("name"), "party_type": party.get("party_type")}
-            stmt = dialect_insert(engine, CaseParty).values(
-                session_id=session_id, role="counterparty", **values
-            )
-            await db.exec(
-                stmt.on_conflict_do_update(index_elements=["session_id", "role"], set_=values)
-            )
-
-        files = snapshot.get("evidence_files") or []
-        if files:
-            rows = [_evidence_row(session_id, item) for item in files]
-            stmt = dialect_insert(engine, CaseEvidence).values(rows)
-            await db.exec(
-                stmt.on_conflict_do_nothing(index_elements=["session_id", "file_unique_id"])
-            )
-
-        summary = snapshot.get("summary")
-        if summary:
-            values = {
-                "summary_text": summary["text"],
-                "structured_json": dumps(summary["structured"]),
-            }
-            stmt = dialect_insert(engine, CaseSummary).values(
-                session_id=session_id, created_at=now, **values
-            )
-            await db.exec(stmt.on_conflict_do_update(index_elements=["session_id"], set_=values))
-
-        if turn is not None and not (
-            turn.get("input_id")
-            and (
-                await db.exec(
-                    select(ChatTurn.id).where(
-                        ChatTurn.session_id == session_id, ChatTurn.input_id == turn["input_id"]
-                    )
-                )
-            ).first()
-        ):
-            await db.exec(
-                dialect_insert(engine, ChatTurn).values(session_id=session_id, at=now, **turn)
-            )
-        await db.commit()
+from db.repo.snapshot import CaseSnapshot, EvidenceFile, Fact, Party, Summary
+from db.repo.statements import TurnStatements, turn_statements
+from db.repo.tx import in_one_transaction
 
 
 @dataclass
 class CaseChanges:
-    """What a turn changed in a session's records (from its record snapshots before and after)."""
+    """What changes in a session's records from one case snapshot to another."""
 
     session_id: str
     state: str
@@ -198,91 +45,192 @@ class CaseChanges:
     missing: list[dict[str, Any]] | None = None  # the whole new list, when it changed
     party: dict[str, Any] | None = None
     evidence: list[dict[str, Any]] = field(default_factory=list)
-    summary: dict[str, Any] | None = None
-
-
-def _fact_rows(session_id: str, snapshot: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    unknown = set(snapshot.get("unknown") or [])
-    detail = snapshot.get("facts_detail") or {}
-    return {
-        key: {
-            "session_id": session_id,
-            "key": key,
-            "value_json": dumps(value),
-            "status": "unknown" if key in unknown else "answered",
-            "quote": (detail.get(key) or {}).get("quote"),
-            "said_at": (detail.get(key) or {}).get("at"),
-            "confirmed": (detail.get(key) or {}).get("confirmed"),
-        }
-        for key, value in (snapshot.get("facts") or {}).items()
-    }
-
-
-def _evidence_row(session_id: str, item: dict[str, Any]) -> dict[str, Any]:
-    """The CaseEvidence row of one evidence file of a record snapshot."""
-    return {
-        "session_id": session_id,
-        "kind": item["kind"],
-        "file_id": item["file_id"],
-        "file_unique_id": item["file_unique_id"],
-        "file_name": item.get("file_name"),
-        "mime_type": item.get("mime_type"),
-        "caption": item.get("caption"),
-        "received_at": datetime.fromisoformat(item["at"]),
-    }
-
-
-def _master(snapshot: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "case_type": snapshot.get("case_type"),
-        "sub_case_type": snapshot.get("sub_type"),
-        "confidence": snapshot.get("confidence") or 0.0,
-        "description": snapshot.get("description") or "",
-        "emotions_json": dumps(snapshot.get("emotions") or []),
-    }
-
-
-def _missing(snapshot: dict[str, Any]) -> list[tuple[str, str]]:
-    unknown = set(snapshot.get("unknown") or [])
-    return [
-        (key, "unknown" if key in unknown else "not_answered")
-        for key in snapshot.get("missing") or []
-    ]
+    summary: Summary | None = None
 
 
 def case_changes(
-    session_id: str, before: dict[str, Any], after: dict[str, Any], recorded_state: str
+    session_id: str, before: CaseSnapshot, after: CaseSnapshot, recorded_state: str
 ) -> CaseChanges:
-    """The rows a turn must write, from the record snapshots (see `sync_case`) before and
-    after it; `recorded_state` is the state the session row holds now."""
+    """The rows to write to take a session's records from `before` to `after`;
+    `recorded_state` is the state the session row holds now."""
     changes = CaseChanges(
-        session_id=session_id, state=after["state"], completion_rate=after["completion_rate"]
+        session_id=session_id, state=after.state, completion_rate=after.completion_rate
     )
-    if recorded_state != after["state"]:
+    if recorded_state != after.state:
         changes.transition_from = recorded_state
-    if after["status"] != "open":
-        changes.finished = after["status"]
-    if _master(before) != _master(after):
-        changes.master = _master(after)
-    old, new = _fact_rows(session_id, before), _fact_rows(session_id, after)
+    if after.status != "open":
+        changes.finished = after.status
+    if before.master() != after.master():
+        changes.master = after.master()
+    old = {key: fact.row(session_id, key) for key, fact in before.facts.items()}
+    new = {key: fact.row(session_id, key) for key, fact in after.facts.items()}
     changes.facts = [row for key, row in new.items() if old.get(key) != row]
     changes.dropped_facts = [key for key in old if key not in new]
-    if _missing(before) != _missing(after):
+    if before.missing != after.missing:
         changes.missing = [
             {"session_id": session_id, "key": key, "reason": reason}
-            for key, reason in _missing(after)
+            for key, reason in after.missing
         ]
-    party = after.get("counterparty") or {}
-    if party != (before.get("counterparty") or {}) and (
-        party.get("name") or party.get("party_type")
-    ):
-        changes.party = {"name": party.get("name"), "party_type": party.get("party_type")}
-    known = {f["file_unique_id"] for f in before.get("evidence_files") or []}
+    # A counterparty once recorded stays (a later snapshot without one does not remove it).
+    if after.counterparty and after.counterparty != before.counterparty:
+        party = after.counterparty
+        changes.party = {"name": party.name, "party_type": party.party_type}
+    known = {item.file_unique_id for item in before.evidence}
     changes.evidence = [
-        _evidence_row(session_id, item)
-        for item in after.get("evidence_files") or []
-        if item["file_unique_id"] not in known
+        item.row(session_id) for item in after.evidence if item.file_unique_id not in known
     ]
-    if after.get("summary") and after.get("summary") != before.get("summary"):
-        changes.summary = after["summary"]
+    if after.summary and (
+        before.summary is None or after.summary.values() != before.summary.values()
+    ):
+        changes.summary = after.summary
     return changes
+
+
+def case_work(
+    the: TurnStatements, case: CaseChanges, now: datetime, turn: dict[str, Any] | None = None
+) -> list[tuple[Any, Any]]:
+    """The (statement, parameters) pairs that write a session's `CaseChanges`, and its
+    question-answer row (`turn`, written once per input id)."""
+    sid = case.session_id
+    work: list[tuple[Any, Any]] = []
+    if case.finished:  # closed once: a finished session's status is never rewritten
+        work.append((the.close, {"b_id": sid, "b_status": case.finished, "b_at": now}))
+    work.append(
+        (
+            the.session,
+            {"b_id": sid, "b_state": case.state, "b_rate": case.completion_rate, "b_at": now},
+        )
+    )
+    if case.transition_from is not None:
+        work.append(
+            (
+                the.transition,
+                {"session_id": sid, "from_state": case.transition_from, "to_state": case.state}
+                | {"at": now},
+            )
+        )
+    if case.master is not None:
+        work.append(
+            (the.master, {f"b_{k}": v for k, v in case.master.items()} | {"b_id": sid, "b_at": now})
+        )
+    if case.facts:
+        work.append((the.facts, [{**row, "updated_at": now} for row in case.facts]))
+    if case.dropped_facts:
+        work.append((the.drop_facts, {"b_id": sid, "b_keys": case.dropped_facts}))
+    if case.missing is not None:
+        work.append((the.clear_missing, {"b_id": sid}))
+        if case.missing:
+            work.append((the.missing, case.missing))
+    if case.party is not None:
+        work.append((the.party, {"session_id": sid, "role": "counterparty", **case.party}))
+    if case.evidence:
+        work.append((the.evidence, case.evidence))
+    if case.summary is not None:
+        work.append((the.summary, {"session_id": sid, "created_at": now, **case.summary.values()}))
+    if turn is not None:
+        work.append((the.turn, {"session_id": sid, "at": now, **turn}))
+    return work
+
+
+def stored_case(conn: Connection, session_id: str) -> tuple[CaseSnapshot, str] | None:
+    """What a session's records hold now, as a snapshot, and the state its row holds (None
+    when there is no such session). Read on the connection of the write that follows."""
+    session = conn.execute(
+        select(ChatSession.current_state, ChatSession.status, ChatSession.completion_rate).where(
+            col(ChatSession.id) == session_id
+        )
+    ).first()
+    if session is None:
+        return None
+    master = conn.execute(
+        select(CaseMaster).where(col(CaseMaster.session_id) == session_id)
+    ).first()
+    facts = conn.execute(select(CaseFact).where(col(CaseFact.session_id) == session_id)).all()
+    missing = conn.execute(
+        select(CaseMissingField.key, CaseMissingField.reason)
+        .where(col(CaseMissingField.session_id) == session_id)
+        .order_by(col(CaseMissingField.id))
+    ).all()
+    party = conn.execute(
+        select(CaseParty.name, CaseParty.party_type).where(
+            col(CaseParty.session_id) == session_id, col(CaseParty.role) == "counterparty"
+        )
+    ).first()
+    files = conn.execute(
+        select(CaseEvidence)
+        .where(col(CaseEvidence.session_id) == session_id)
+        .order_by(col(CaseEvidence.id))
+    ).all()
+    summary = conn.execute(
+        select(CaseSummary.summary_text, CaseSummary.structured_json).where(
+            col(CaseSummary.session_id) == session_id
+        )
+    ).first()
+    snapshot = CaseSnapshot(
+        state=session.current_state,
+        status=session.status,
+        completion_rate=session.completion_rate,
+        case_type=master.case_type if master else None,
+        sub_type=master.sub_case_type if master else None,
+        confidence=master.confidence if master else 0.0,
+        description=master.description if master else "",
+        emotions=tuple(json.loads(master.emotions_json)) if master else (),
+        facts={
+            row.key: Fact(
+                value=json.loads(row.value_json),
+                unknown=row.status == "unknown",
+                quote=row.quote,
+                said_at=row.said_at,
+                confirmed=row.confirmed,
+            )
+            for row in facts
+        },
+        missing=tuple((row.key, row.reason) for row in missing),
+        counterparty=Party(party.name, party.party_type) if party else Party(),
+        evidence=tuple(
+            EvidenceFile(
+                kind=row.kind,
+                file_id=row.file_id,
+                file_unique_id=row.file_unique_id,
+                received_at=row.received_at,
+                file_name=row.file_name,
+                mime_type=row.mime_type,
+                caption=row.caption,
+            )
+            for row in files
+        ),
+        summary=Summary(summary.summary_text, json.loads(summary.structured_json))
+        if summary
+        else None,
+    )
+    return snapshot, session.current_state
+
+
+async def sync_case(
+    *,
+    engine: AsyncEngine,
+    session_id: str,
+    snapshot: CaseSnapshot,
+    turn: dict[str, Any] | None = None,
+) -> None:
+    """Write a session's case records from a snapshot of its graph state, in one transaction:
+    what is stored is read, and the changes from it to `snapshot` written, as a turn writes
+    its own (`case_work`).
+
+    Idempotent: the same snapshot written twice leaves the same rows. `turn`, when given, is
+    appended to the conversation history ({"field", "user_text", "bot_text"}, and "input_id":
+    a turn of an input already in the history is not written twice).
+    """
+    the = turn_statements(engine.dialect.name)
+    now = utcnow()
+
+    def write(conn: Connection) -> None:
+        stored = stored_case(conn, session_id)
+        if stored is None:
+            raise LookupError(f"no session {session_id}")
+        before, recorded_state = stored
+        changes = case_changes(session_id, before, snapshot, recorded_state)
+        for stmt, params in case_work(the, changes, now, turn):
+            conn.execute(stmt, params)
+
+    await in_one_transaction(engine, write)

@@ -1,5 +1,5 @@
-"""The statements of a turn's one read (`chat_view`) and one write (`write_turn`), built
-once per dialect and run with parameters.
+"""The statements of a turn's one read (`chat_view`) and one write (`write_turn`: the chat, the
+case, the medical profile), built once per dialect and run with parameters.
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ from db.models import (
     ChatPreference,
     ChatSession,
     ChatTurn,
+    MedicalProfile,
+    MedicalQuestion,
+    ProfileItem,
     StateTransition,
 )
 
@@ -50,6 +53,12 @@ class TurnStatements:
     evidence: Any
     summary: Any
     turn: Any
+    profile: Any  # the medical profile's row, and its items and questions (replaced whole)
+    profile_summary: Any
+    clear_items: Any
+    clear_questions: Any
+    items: Any
+    questions: Any
 
 
 def _upsert(dialect: Any, table: Any, keys: list[str], updated: list[str]) -> Any:
@@ -89,6 +98,7 @@ def turn_statements(dialect_name: str) -> TurnStatements:
         .outerjoin(ChatSession, ChatSession.id == latest)
     )
     session_row = update(ChatSession).where(col(ChatSession.id) == bindparam("b_id"))
+    profile_row = update(MedicalProfile).where(col(MedicalProfile.id) == bindparam("b_id"))
     fact_columns = ["value_json", "status", "quote", "said_at", "confirmed", "updated_at"]
     return TurnStatements(
         view=view,
@@ -130,4 +140,12 @@ def turn_statements(dialect_name: str) -> TurnStatements:
         turn=dialect.insert(ChatTurn).on_conflict_do_nothing(
             index_elements=["session_id", "input_id"]
         ),
+        profile=profile_row.values(subject=bindparam("b_subject"), updated_at=bindparam("b_at")),
+        profile_summary=profile_row.values(summary_text=bindparam("b_summary")),
+        clear_items=delete(ProfileItem).where(col(ProfileItem.profile_id) == bindparam("b_id")),
+        clear_questions=delete(MedicalQuestion).where(
+            col(MedicalQuestion.profile_id) == bindparam("b_id")
+        ),
+        items=dialect.insert(ProfileItem),
+        questions=dialect.insert(MedicalQuestion),
     )

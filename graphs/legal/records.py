@@ -14,7 +14,7 @@ from knowledge.loader import Knowledge
 
 
 def case_snapshot(kn: Knowledge, values: dict[str, Any], node: str) -> dict[str, Any]:
-    """Plain data the records are written from (db.repo.sync_case)."""
+    """Plain data the records are written from (read by db.repo.CaseSnapshot.of)."""
     sub_type = values.get("sub_type")
     facts = dict(values.get("facts", {}))
     unknown = list(values.get("unknown", []))
