@@ -427,3 +427,20 @@ async def test_hostile_answers_of_every_shape_leave_the_rules_reading(
         fake.reply_next(answer, answer)  # the same again when asked once more
         said = await brain.read("300만원 빌려줬어요", sub_type="LOAN", asked=None, now=NOW)
         assert said == rules
+
+
+async def test_the_safety_reply_comes_first_whatever_the_model_says(
+    fake: FakeOpenAI, tmp_path, knowledge: Knowledge, kb
+) -> None:
+    engine = await Engine.open(llm_settings(tmp_path, fake), knowledge=knowledge, kb=kb)
+    try:
+        await engine.handle(text("친구한테 작년 3월에 300만원 빌려줬는데 안 갚아요"))
+        # A model that reads nothing alarming (and even calls it a fact of the loan)
+        fake.reply_next(reading(("죽고 싶어요", "counterparty", "fact")))
+        reply = await engine.handle(text("돈도 못 받고 너무 힘들어서 죽고 싶어요", minutes=1))
+        first = reply.messages[0]["text"]
+        assert "109" in first  # the suicide prevention line, before anything of the intake
+        state = await engine.intake_state((await session_of(engine)).id)
+        assert "죽고" not in str(state["facts"].get("counterparty", ""))
+    finally:
+        await engine.close()
