@@ -108,6 +108,10 @@ class FakeOpenAI:
         self._replies: deque[str | dict[str, Any]] = deque()
         self._tampers: deque[Callable[[dict[str, Any]], None]] = deque()
         self._delays: deque[float] = deque()  # seconds before the next chat answers
+        self.latency = 0.0  # seconds every chat answer takes (a model's speed), besides delays
+        # Answers chat requests no reply was queued for: body -> reply (str or message dict);
+        # it may raise OpenAIApiError. Unset: the last user message is echoed.
+        self.responder: Callable[[dict[str, Any]], str | dict[str, Any]] | None = None
         self._completion_ids = itertools.count(1)
         self._runner: web.AppRunner | None = None
 
@@ -325,6 +329,13 @@ class FakeOpenAI:
             return web.Response(text='{"id": "chatcmpl-', content_type="application/json")
         with self._lock:
             reply = self._replies.popleft() if self._replies else None
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if reply is None and self.responder is not None:
+            try:
+                reply = self.responder(body)
+            except OpenAIApiError as error:
+                return error.response()
         if reply is None:
             reply = _echo(messages)
         message = (

@@ -1,0 +1,132 @@
+"""Benchmark: the legal intake in LLM mode against a fake model, next to the rules alone.
+
+    .venv/bin/python bench/llm.py [--chats 5] [--turns 8] [--latency 0.2] [--fail 0.2]
+
+Both runs in the same process, one after the other, chats one at a time, on fresh SQLite files: the rules brain
+(the baseline), then the LLM brain against the fake OpenAI-compatible server of the tests
+(tests/fakes/openai_api.py) over real HTTP, answering every call after `--latency` seconds, a
+share `--fail` of them with HTTP 500 (after the client's retries: a fallback). The fake model
+reads nothing a rules reader would not (an empty reading, LOAN for a case type), so what is
+measured is the cost of the calls, not their judgement. Prints, per user turn: model calls
+(median and mean), turn latency p50/p95, prompt and completion tokens, the share of calls
+that fell back to the rules, and the same latencies for the rules alone. Not a test: nothing
+is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bot.config import Settings  # noqa: E402
+from bot.engine import Engine, Inbound  # noqa: E402
+from tests.fakes.openai_api import FakeOpenAI, OpenAIApiError  # noqa: E402
+
+NOW = datetime(2026, 11, 26, 10, 0, tzinfo=UTC)
+SCRIPT = [
+    "작년 3월에 친구한테 300만원 빌려줬는데 아직도 안 갚아요",
+    "김민수요",
+    "2025년 3월 5일이요",
+    "올해 6월 말까지 갚기로 했어요",
+    "카톡이랑 녹음 있어요",
+    "네",
+    "모르겠어요",
+    "아니요",
+]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def responder(fail: float, rng: random.Random):
+    def answer(body: dict[str, Any]) -> str | dict[str, Any]:
+        if rng.random() < fail:
+            raise OpenAIApiError(500, "scripted failure")
+        name = (body.get("response_format") or {}).get("json_schema", {}).get("name", "")
+        if name == "LLMClassification":
+            return json.dumps({"sub_type": "LOAN", "confidence": 0.8, "alternatives": []})
+        return json.dumps({"clauses": [], "values": [], "unknown": False})
+
+    return answer
+
+
+async def run(settings: Settings, chats: int, turns: int) -> dict[str, Any]:
+    """Chats one after another (a turn's own cost; calls counted per turn)."""
+    engine = await Engine.open(settings)
+    client = getattr(engine.services.brain, "client", None)
+    latencies: list[float] = []
+    calls: list[int] = []
+    try:
+        for number in range(1, chats + 1):
+            for i, line in enumerate((SCRIPT * 3)[:turns]):
+                at = NOW + timedelta(minutes=i)
+                before = sum(client.calls.values()) if client else 0
+                start = time.perf_counter()
+                await engine.handle(Inbound(chat_id=number, kind="text", text=line, at=at))
+                latencies.append(time.perf_counter() - start)
+                calls.append((sum(client.calls.values()) if client else 0) - before)
+        return {"latencies": latencies, "client": client, "calls": calls}
+    finally:
+        await engine.close()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chats", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=8)
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per model answer")
+    parser.add_argument("--fail", type=float, default=0.2, help="share of calls answered 500")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = {"intake_data_dir": Path(tmp) / "rules", "_env_file": None}
+        rules = await run(Settings(**base), args.chats, args.turns)
+        async with FakeOpenAI() as fake:
+            fake.latency = args.latency
+            fake.responder = responder(args.fail, random.Random(7))
+            settings = Settings(
+                intake_data_dir=Path(tmp) / "llm",
+                intake_llm="on",
+                intake_llm_base_url=fake.url,
+                intake_llm_model="fake",
+                _env_file=None,
+            )
+            llm = await run(settings, args.chats, args.turns)
+            requests = len(fake.chat_requests())
+    turns = args.chats * args.turns
+    client = llm["client"]
+    calls = sum(client.calls.values())
+    fell_back = calls - client.calls["ok"]
+    per_turn = requests / turns
+    print(
+        f"{args.chats} chats x {args.turns} turns, model latency {args.latency}s, {args.fail:.0%} failing"
+    )
+    print(f"{'':24}{'rules (baseline)':>18}{'LLM mode':>12}")
+    for name, q in (("turn latency p50", 0.5), ("turn latency p95", 0.95)):
+        a, b = percentile(rules["latencies"], q), percentile(llm["latencies"], q)
+        print(f"{name:24}{a * 1000:>15.1f} ms{b * 1000:>9.1f} ms")
+    print(
+        f"{'model calls per turn':24}{0:>18}{calls / turns:>12.2f}  (HTTP requests {per_turn:.2f})"
+    )
+    print(f"{'prompt tokens per turn':24}{0:>18}{client.usage.prompt_tokens / turns:>12.0f}")
+    print(f"{'completion tokens/turn':24}{0:>18}{client.usage.completion_tokens / turns:>12.0f}")
+    print(
+        f"{'calls fallen back':24}{'':>18}{fell_back / max(calls, 1):>12.0%}  {dict(client.calls)}"
+    )
+    print(f"{'median calls per turn':24}{'':>18}{statistics.median(llm['calls']):>12}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
