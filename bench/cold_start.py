@@ -4,7 +4,8 @@
 
 Each subject is a fresh process, timed from just before it is spawned:
 
-- `floor`: `python -c "import telegram, langgraph"`, the libraries alone (time to exit);
+- `floor`: `python -c "import telegram.ext, langgraph.graph"`, the libraries alone (time to
+  exit);
 - `console`: this checkout's `intake-bot chat --jsonl` (run as `python -m bot.cli` from its
   root) on a temporary INTAKE_DATA_DIR whose knowledge index and databases were built by an
   untimed warm-up run first; it is sent `/help` and then a first message, and closes at EOF;
@@ -38,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 READY_TIMEOUT = 600.0  # seconds; a warm-up builds the knowledge index first
 PROXIES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 FIRST_MESSAGE = "전세 보증금 1억을 집주인이 안 돌려줘요"
+FLOOR = "import telegram.ext, langgraph.graph"  # what any bot on these libraries loads
 
 
 @dataclass
@@ -88,7 +90,7 @@ def wait_peak(proc: subprocess.Popen) -> float:
 def run_once(subject: Subject, chat_id: int) -> tuple[float, float, float]:
     """(ready s, first turn s, peak MB) of one fresh process."""
     if subject.root is None:
-        command = [sys.executable, "-c", "import telegram, langgraph"]
+        command = [sys.executable, "-c", FLOOR]
         started = time.perf_counter()
         proc = subprocess.Popen(command, env=environment(subject))
         peak = wait_peak(proc)
