@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from bot.medical import DOMAINS, MedicalTurns
@@ -20,6 +21,9 @@ from db.engine import truncate_records_wal
 log = logging.getLogger("bot.engine")
 
 Handler = Callable[[Handling], Awaitable[None]]
+# Where the legal intake stands: (open session, its state values, (waiting node, field asked)).
+Standing = tuple[Any, dict[str, Any], tuple[str | None, str | None]]
+Control = Callable[[Handling, Standing], Awaitable[None]]  # a steering button's handler
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,17 @@ class CommandRouter:
             "sessions": Route(staff.sessions_view),  # ADMIN_IDS only
         }
         self.unknown = Route(self._unknown)
+        # Steering button data -> who answers it; data not here is a stale button.
+        self.controls: dict[str, Control] = {
+            "lang:ko": partial(self._set_lang, lang="ko"),
+            "lang:en": partial(self._set_lang, lang="en"),
+            "cmd:continue": self._continue,  # an open intake's question again
+            "cmd:restart": self._restart,  # the open intake started over
+            "cmd:forget": lambda h, _: self._forget(h),  # /forget confirmed
+            "cmd:keep": self._keep,  # /forget declined
+            "cmd:undo_cancel": lambda h, _: self._undo_cancel(h),  # /cancel undone
+            "cmd:resume": self._resume_after_crisis,  # carry on after a suicide alert
+        }
 
     async def command(self, h: Handling) -> None:
         """A command: answered in the chat's domain; commands work at any point and never lose
@@ -250,10 +265,10 @@ class CommandRouter:
     async def _lang(self, h: Handling) -> None:
         """/lang ko|en sets the chat's language; /lang alone offers the choice."""
         kn, reply, inbound = self.services.knowledge, h.reply, h.inbound
-        _, values, where = await self.legal.current(inbound.chat_id)
+        standing = await self.legal.current(inbound.chat_id)
         choice = inbound.args[0].lower() if inbound.args else ""
         if choice in ("ko", "en"):
-            await self._set_lang(h, choice, values, where)
+            await self._set_lang(h, standing, lang=choice)
             return
         reply.keeps_question = True
         reply.add(
@@ -273,35 +288,44 @@ class CommandRouter:
     # --- steering buttons ---------------------------------------------------------------------
 
     async def control_button(self, h: Handling) -> None:
-        """Buttons that steer the conversation: continue / start over / language."""
-        kn, inbound, reply = self.services.knowledge, h.inbound, h.reply
-        session, values, where = await self.legal.current(inbound.chat_id)
-        if inbound.data.startswith("lang:") and inbound.data[5:] in ("ko", "en"):
-            await self._set_lang(h, inbound.data[5:], values, where)
-        elif inbound.data == "cmd:continue" and session is not None:
-            reply.add(kn.message("continued", reply.lang))
-            self.legal.prompt(values, *where, reply)
-        elif inbound.data == "cmd:restart" and session is not None:
-            reply.add(kn.message("restarted", reply.lang))
-            await self._start_intake(h)
-        elif inbound.data == "cmd:forget":
-            await self._forget(h)
-        elif inbound.data == "cmd:keep":
-            reply.add(kn.message("forget_kept", reply.lang))
-            self.legal.prompt(values, *where, reply)
-        elif inbound.data == "cmd:undo_cancel":
-            await self._undo_cancel(h)
-        elif inbound.data == "cmd:resume":
-            self._resume_after_crisis(h, session, values, where)
-        else:
-            reply.add(kn.message("stale_button", reply.lang))
-            self.legal.prompt(values, *where, reply)
+        """Buttons that steer the conversation, answered from the table `controls` with where
+        the legal intake stands; data not there is a stale button."""
+        standing = await self.legal.current(h.inbound.chat_id)
+        await self.controls.get(h.inbound.data, self._stale_control)(h, standing)
 
-    def _resume_after_crisis(
-        self, h: Handling, session: Any, values: dict[str, Any], where: tuple[Any, Any]
-    ) -> None:
+    async def _continue(self, h: Handling, standing: Standing) -> None:
+        """Continue the open intake, at its question."""
+        session, values, where = standing
+        if session is None:
+            await self._stale_control(h, standing)
+            return
+        h.reply.add(self.services.knowledge.message("continued", h.reply.lang))
+        self.legal.prompt(values, *where, h.reply)
+
+    async def _restart(self, h: Handling, standing: Standing) -> None:
+        """Start the open intake over."""
+        if standing[0] is None:
+            await self._stale_control(h, standing)
+            return
+        h.reply.add(self.services.knowledge.message("restarted", h.reply.lang))
+        await self._start_intake(h)
+
+    async def _keep(self, h: Handling, standing: Standing) -> None:
+        """/forget's "keep": nothing is deleted; back to the question."""
+        _, values, where = standing
+        h.reply.add(self.services.knowledge.message("forget_kept", h.reply.lang))
+        self.legal.prompt(values, *where, h.reply)
+
+    async def _stale_control(self, h: Handling, standing: Standing) -> None:
+        """A steering button that means nothing now: say so, and show the question."""
+        _, values, where = standing
+        h.reply.add(self.services.knowledge.message("stale_button", h.reply.lang))
+        self.legal.prompt(values, *where, h.reply)
+
+    async def _resume_after_crisis(self, h: Handling, standing: Standing) -> None:
         """The person chose to carry on after a suicide alert: back to where the chat stood."""
         kn, reply = self.services.knowledge, h.reply
+        session, values, where = standing
         if h.safety is not None:
             h.safety.end_crisis()
         reply.add(kn.message("crisis_resumed", reply.lang))
@@ -332,14 +356,10 @@ class CommandRouter:
         h.reply.add(sv.knowledge.message("forgotten", h.reply.lang))
         h.reply.state = None
 
-    async def _set_lang(
-        self,
-        h: Handling,
-        lang: str,
-        values: dict[str, Any],
-        where: tuple[str | None, str | None],
-    ) -> None:
+    async def _set_lang(self, h: Handling, standing: Standing, *, lang: str) -> None:
+        """The chat's language from now on (/lang ko, a language button); back to the question."""
         sv = self.services
+        _, values, where = standing
         await repo.set_lang(engine=sv.records, chat_id=h.inbound.chat_id, lang=lang, chosen=True)
         h.lang = lang  # the handling's write keeps this choice
         h.reply.lang = lang

@@ -21,7 +21,7 @@ from bot import failpoints
 from bot.alerts import SafetyDesk
 from bot.brains import close_brain, make_brain
 from bot.chat_tags import ChatTags
-from bot.commands import CommandRouter
+from bot.commands import CommandRouter, Handler
 from bot.config import Settings
 from bot.medical import MedicalTurns
 from bot.messages import (
@@ -99,6 +99,22 @@ class Engine:
         self.medical = MedicalTurns(self.services, self.legal)
         self.staff = StaffViews(self.services, self.legal)
         self.commands = CommandRouter(self.services, self.legal, self.medical, self.staff)
+        # Who answers a counted press, by the start of its data (the first that matches): the
+        # buttons that steer the conversation, then each graph's own, as the registry names
+        # them (graphs/registry.py); a press no rule takes answers the legal intake.
+        actions: dict[str, dict[str, Handler]] = {
+            LEGAL.name: {"answer": self.medical.legal_press},
+            MEDICAL.name: self.medical.button_actions,
+        }
+        self.presses: list[tuple[str, Handler]] = [
+            ("domain:", self.commands.domain_button),
+            ("cmd:", self.commands.control_button),
+            ("lang:", self.commands.control_button),
+        ] + [
+            (rule.prefix, actions[spec.name][rule.action])
+            for spec in GRAPHS.values()
+            for rule in spec.buttons
+        ]
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     # --- what the channels, the CLI and the tests read of the engine ----------------------------
@@ -275,12 +291,8 @@ class Engine:
             await self._refuse_press(h, refusal)
         elif inbound.kind == "command":
             await self.commands.command(h)
-        elif inbound.kind == "choice" and inbound.data.startswith("domain:"):
-            await self.commands.domain_button(h)
-        elif inbound.kind == "choice" and inbound.data.startswith(CONTROL_PREFIXES):
-            await self.commands.control_button(h)
-        elif inbound.kind == "choice" and inbound.data.startswith("m:"):
-            await self.medical.button(h)
+        elif inbound.kind == "choice":
+            await self._press_handler(inbound.data)(h)
         else:
             if domain is None and inbound.kind in ("text", "file"):
                 if view.open is None:  # a chat's first words choose where they go
@@ -371,6 +383,13 @@ class Engine:
             await step()
 
     # --- buttons ------------------------------------------------------------------------------
+
+    def _press_handler(self, data: str) -> Handler:
+        """Who answers a counted press with this data (the table `presses`)."""
+        return next(
+            (handler for prefix, handler in self.presses if data.startswith(prefix)),
+            self.medical.legal_press,
+        )
 
     @staticmethod
     def _offered(h: Handling) -> tuple[int | None, list[str]]:

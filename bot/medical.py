@@ -39,6 +39,9 @@ class MedicalTurns:
         self.services = services
         self.graph = services.medical_graph
         self.legal = legal  # where a legal matter told to the assistant goes
+        # What the medical graph's buttons do, by the action the registry gives them
+        # (graphs/registry.py MEDICAL.buttons).
+        self.button_actions = {"remove_item": self.remove_item, "answer": self.turn}
 
     # --- which domain ------------------------------------------------------------------------
 
@@ -129,17 +132,18 @@ class MedicalTurns:
         ]
         reply.state = "MEDICAL"
 
+    async def legal_press(self, h: Handling) -> None:
+        """A counted press of a button the legal intake offered answers the legal intake,
+        which the chat follows from then on: a press goes to the domain that offered it."""
+        if h.view.domain == "medical":
+            await self.set_domain(h.inbound.chat_id, "legal", h.reply.lang, h)
+        await self.legal.turn(h)
+
     async def turn(self, h: Handling) -> None:
         """One message (or button) through the medical graph; the profile it leaves is written
         in the handling's one write (`Engine._commit`)."""
         sv, inbound, reply = self.services, h.inbound, h.reply
         kn, lang = sv.knowledge, reply.lang
-        if inbound.kind == "choice" and not inbound.data.startswith("m:"):
-            # A counted press of a button the legal intake offered answers the legal intake,
-            # which the chat follows from then on: a press goes to the domain that offered it.
-            await self.set_domain(inbound.chat_id, "legal", lang, h)
-            await self.legal.turn(h)
-            return
         reply.state = "MEDICAL"
         if inbound.kind in ("unsupported", "edited", "file", "start"):
             key = "edit_not_applied" if inbound.kind == "edited" else "not_text"
@@ -387,15 +391,12 @@ class MedicalTurns:
         h.reply.state = "MEDICAL"
         h.reply.add(self.services.knowledge.message("nothing_to_cancel", h.reply.lang))
 
-    async def button(self, h: Handling) -> None:
-        """A medical button: delete a profile item, or yes / no to what the graph asked."""
+    async def remove_item(self, h: Handling) -> None:
+        """A /profile delete button: the item (a blood pressure pair together) is forgotten."""
         sv, inbound, reply = self.services, h.inbound, h.reply
         kn, lang = sv.knowledge, reply.lang
         reply.state = "MEDICAL"
-        if not inbound.data.startswith("m:del:"):
-            await self.turn(h)
-            return
-        key = inbound.data.removeprefix("m:del:")
+        key = inbound.data.removeprefix(records.REMOVE)
         profile_row, values = await self.values_of(inbound.chat_id)
         if profile_row is None:
             reply.add(kn.message("med_item_gone", lang))

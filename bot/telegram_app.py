@@ -6,7 +6,8 @@ bot/tg_polling.py) → the Application dispatches it to one of HANDLERS → the 
 into an `Inbound` and calls `Engine.handle` (bot/tg_handlers.py) → `send_reply` renders the
 `Reply` (bot/tg_render.py; long texts split by bot/tg_split.py; each send retried, never the
 turn: bot/sending.py). Intakes happen in private chats only: in a group the bot explains that
-and links to a private chat.
+and links to a private chat. `run_bot` chooses how updates come in: polling
+(bot/tg_polling.py) or the webhook (bot/tg_webhook.py).
 
 The names callers and tests use are importable from here as before.
 """
@@ -14,6 +15,7 @@ The names callers and tests use are importable from here as before.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from telegram import BotCommand, Update
@@ -38,13 +40,14 @@ from bot.tg_polling import (
     poll_updates,
     read_update,
     recover_inbox,
+    start_polling,
     store_batch,
     sweep_inbox,
 )
 from bot.tg_render import keyboard, notify_staff, private_chat_link, send_reply, typing_while
 from bot.tg_split import TELEGRAM_TEXT_LIMIT, split_text, utf16_len
+from bot.tg_webhook import check_webhook_settings, webhook_served
 from bot.updates import ChatOrderedProcessor, inbox_catch_up
-from bot.webhook import make_app, serve, webhook_path
 
 __all__ = [
     "COMMAND_HELP",
@@ -109,17 +112,15 @@ class PollingStopped(RuntimeError):
 async def run_bot(settings: Settings, stop: asyncio.Event, *, webhook: bool = False) -> None:
     """Run the bot until `stop` is set; raise PollingStopped should polling end by itself.
 
-    `webhook`: serve INTAKE_WEBHOOK_URL instead of polling (see bot/webhook.py).
+    `webhook`: serve INTAKE_WEBHOOK_URL instead of polling (bot/tg_webhook.py).
     """
     if not settings.telegram_bot_token:
         raise SystemExit("TELEGRAM_BOT_TOKEN is not set (see README: Configuration)")
-    if webhook and not (settings.intake_webhook_url and settings.intake_webhook_secret):
-        raise SystemExit(
-            "webhook mode needs INTAKE_WEBHOOK_URL and INTAKE_WEBHOOK_SECRET (see README)"
-        )
+    if webhook:
+        check_webhook_settings(settings)
     engine = await Engine.open(settings)
     app = build_application(settings, engine)
-    died, cause, runner = False, None, None
+    died, cause = False, None
     try:
         async with app:
             try:
@@ -129,54 +130,28 @@ async def run_bot(settings: Settings, stop: asyncio.Event, *, webhook: bool = Fa
                 tasks = {asyncio.create_task(stop.wait())}
                 if engine.chat_locks.shared:
                     tasks.add(asyncio.create_task(sweep_inbox(app, engine, stop)))
-                if webhook:
-                    url = settings.intake_webhook_url
-                    server = make_app(
-                        webhook_path(url),
-                        settings.intake_webhook_secret,
-                        lambda raws: store_batch(app, engine, raws),
-                    )
-                    runner = await serve(
-                        server, settings.intake_webhook_listen, settings.intake_webhook_port
-                    )
-                    await app.bot.set_webhook(
-                        url,
-                        secret_token=settings.intake_webhook_secret,
-                        allowed_updates=Update.ALL_TYPES,
-                    )
-                    log.info(
-                        "bot started as @%s; webhook on %s:%s",
-                        app.bot.username,
-                        settings.intake_webhook_listen,
-                        settings.intake_webhook_port,
-                    )
+                async with contextlib.AsyncExitStack() as serving:
                     poller = None
-                else:
-                    await app.bot.delete_webhook()
-                    log.info("bot started as @%s; polling", app.bot.username)
-                    poller = asyncio.create_task(poll_updates(app, engine, stop))
-                    tasks.add(poller)
-                await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-                died = poller is not None and poller.done() and not poller.cancelled()
-                cause = poller.exception() if died else None
-                if died:
-                    log.critical(
-                        "polling stopped (%s); exiting so that a supervisor restarts the bot",
-                        type(cause).__name__ if cause else "returned",
-                    )
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
-                if runner is not None:  # no new update is taken while the queued ones finish
-                    await runner.cleanup()
-                    runner = None
-            finally:  # whatever failed above, the Application is stopped first
+                    if webhook:  # left before the Application stops: no new update is taken
+                        await serving.enter_async_context(webhook_served(app, engine, settings))
+                    else:  # while the queued ones finish
+                        poller = await start_polling(app, engine, stop)
+                        tasks.add(poller)
+                    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+                    died = poller is not None and poller.done() and not poller.cancelled()
+                    cause = poller.exception() if died else None
+                    if died:
+                        log.critical(
+                            "polling stopped (%s); exiting so that a supervisor restarts the bot",
+                            type(cause).__name__ if cause else "returned",
+                        )
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+            finally:  # whatever failed above, the Application is stopped
                 if app.running:
                     await app.stop()
-
     finally:
-        if runner is not None:
-            await runner.cleanup()
         await engine.close()
     if died:
         raise PollingStopped("polling stopped") from cause

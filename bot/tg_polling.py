@@ -147,6 +147,15 @@ async def poll_updates(
         backoff = min(backoff * 2, MAX_BACKOFF)
 
 
+async def start_polling(
+    app: Application, engine: Engine, stop: asyncio.Event
+) -> asyncio.Task[None]:
+    """Drop any webhook (Telegram serves getUpdates only without one) and poll in a task."""
+    await app.bot.delete_webhook()
+    log.info("bot started as @%s; polling", app.bot.username)
+    return asyncio.create_task(poll_updates(app, engine, stop))
+
+
 async def sweep_inbox(app: Application, engine: Engine, stop: asyncio.Event) -> None:
     """Several processes: take over stored updates left unfinished by a process that died.
 

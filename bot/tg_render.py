@@ -37,8 +37,34 @@ def keyboard(choices: list[dict[str, str]]) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup([buttons[i : i + width] for i in range(0, len(buttons), width)])
 
 
+def joined_messages(messages: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, str]]]]:
+    """(text, buttons) per Telegram message: consecutive texts without buttons joined into one,
+    a blank line between them, as far as the joined text stays within Telegram's limit; a text
+    with buttons stays its own message (a text alone over the limit is split when sent)."""
+    joined: list[tuple[str, list[dict[str, str]]]] = []
+    plain: list[str] = []  # button-less texts waiting to be sent together
+
+    def flush() -> None:
+        if plain:
+            joined.append(("\n\n".join(plain), []))
+            plain.clear()
+
+    for message in messages:
+        text, choices = message["text"], message.get("choices") or []
+        if choices:
+            flush()
+            joined.append((text, choices))
+        elif text.strip():  # an empty text alone is no message
+            if plain and utf16_len("\n\n".join([*plain, text])) > TELEGRAM_TEXT_LIMIT:
+                flush()
+            plain.append(text)
+    flush()
+    return joined
+
+
 async def send_reply(bot: Any, chat_id: int, reply: Reply, *, tag: str = "-") -> bool:
-    """Send every message of a reply in order, the buttons on its last part, then any files.
+    """Send a reply's messages in order (consecutive ones without buttons as one message,
+    `joined_messages`), the buttons on a message's last part, then any files.
 
     Each send is retried while that can help (bot/sending.py). One that still fails ends the
     reply there (what follows would read out of place) and is logged under the chat's `tag`;
@@ -46,14 +72,10 @@ async def send_reply(bot: Any, chat_id: int, reply: Reply, *, tag: str = "-") ->
     whether everything was sent.
     """
     sends = []
-    for message in reply.messages:
-        parts = split_text(message["text"])
-        if not parts:  # Telegram refuses an empty text: buttons alone go under an ellipsis
-            if not message.get("choices"):
-                continue
-            parts = ["…"]
-        for index, part in enumerate(parts):
-            markup = keyboard(message.get("choices", [])) if index == len(parts) - 1 else None
+    for text, choices in joined_messages(reply.messages):
+        parts = split_text(text) or ["…"]  # Telegram refuses an empty text: buttons alone go
+        for index, part in enumerate(parts):  # under an ellipsis
+            markup = keyboard(choices) if index == len(parts) - 1 else None
             sends.append(
                 ("sendMessage", partial(bot.send_message, chat_id, part, reply_markup=markup))
             )

@@ -27,6 +27,7 @@ from bot.telegram_app import (
     typing_while,
     utf16_len,
 )
+from bot.tg_render import joined_messages
 from tests.fakes.bot_api import FakeBotApi, LoopbackOnlyRequest
 
 CHAT = 6001
@@ -286,6 +287,86 @@ async def test_a_long_reply_is_sent_as_several_messages_within_the_limit(
     assert [m["text"] for m in messages] == sent
     # The buttons go on the last part only.
     assert [("reply_markup" in m) for m in messages] == [False] * (len(sent) - 1) + [True]
+
+
+# --- consecutive texts without buttons go out as one message ---------------------------------
+
+QUESTION = [{"label": "몰라요", "data": "a:deadline:unknown"}]
+
+
+def test_consecutive_texts_without_buttons_are_joined_and_a_text_with_buttons_stays_alone() -> None:
+    messages = [
+        {"text": "112에 전화하세요.", "choices": []},
+        {"text": "접수되었어요.", "choices": []},
+        {"text": "  ", "choices": []},  # nothing to show: no message, and no break in the run
+        {"text": "언제 돌려받기로 하셨나요?", "choices": QUESTION},
+        {"text": "고맙습니다.", "choices": []},
+        {"text": "", "choices": QUESTION},  # buttons alone still make a message
+    ]
+
+    assert joined_messages(messages) == [
+        ("112에 전화하세요.\n\n접수되었어요.", []),
+        ("언제 돌려받기로 하셨나요?", QUESTION),
+        ("고맙습니다.", []),
+        ("", QUESTION),
+    ]
+
+
+def test_texts_are_joined_only_while_the_joined_text_fits_the_limit() -> None:
+    # 2,000 emoji are 4,000 UTF-16 units: two of them together would pass 4,096.
+    big = "🙂" * 2000
+    small = "네."
+    messages = [{"text": t, "choices": []} for t in (small, big, big, small, small)]
+
+    joined = joined_messages(messages)
+
+    assert [text for text, _ in joined] == [
+        f"{small}\n\n{big}",  # the second big one would not fit beside them: a new message
+        f"{big}\n\n{small}\n\n{small}",
+    ]
+    assert all(utf16_len(text) <= TELEGRAM_TEXT_LIMIT for text, _ in joined)
+    exact = "가" * (TELEGRAM_TEXT_LIMIT - 2 - len(small))  # joined, exactly at the limit
+    assert joined_messages([{"text": exact}, {"text": small}]) == [(f"{exact}\n\n{small}", [])]
+
+
+async def test_a_reply_of_several_plain_texts_is_sent_as_one_message_before_its_question(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    reply = Reply()
+    reply.add("안전이 먼저예요. 위험하면 112에 전화하세요.")
+    reply.add("접수되었어요.")
+    reply.add("돈을 언제 돌려받기로 하셨나요?", QUESTION)
+    reply.add("입력해 주셔서 고맙습니다.")
+
+    assert await send_reply(bot, CHAT, reply) is True
+
+    sent = fake.calls_to("sendMessage")
+    assert [params["text"] for params in sent] == [
+        "안전이 먼저예요. 위험하면 112에 전화하세요.\n\n접수되었어요.",
+        "돈을 언제 돌려받기로 하셨나요?",
+        "입력해 주셔서 고맙습니다.",
+    ]
+    assert [("reply_markup" in m) for m in fake.messages(CHAT)] == [False, True, False]
+
+
+async def test_plain_texts_too_long_together_are_split_and_keep_their_order(
+    fake: FakeBotApi, bot: Bot
+) -> None:
+    paragraph = "상담 내용을 정리했어요. " * 40
+    long_text = "\n\n".join([paragraph.strip()] * 10)  # 5,608 units: sent as two parts
+    assert utf16_len(long_text) > TELEGRAM_TEXT_LIMIT
+    reply = Reply()
+    reply.add("접수되었어요.")
+    reply.add(long_text)
+    reply.add("마지막 안내예요.")
+
+    await send_reply(bot, CHAT, reply)
+
+    sent = [params["text"] for params in fake.calls_to("sendMessage")]
+    assert sent[0] == "접수되었어요."  # joined with the long text it would not fit
+    assert all(utf16_len(text) <= TELEGRAM_TEXT_LIMIT for text in sent)
+    assert "\n\n".join(sent) == "\n\n".join(["접수되었어요.", long_text, "마지막 안내예요."])
+    assert len(sent) == 4  # the first text, the long one in two parts, the last text
 
 
 async def test_pressing_a_button_under_a_full_length_question_removes_the_keyboard(

@@ -111,8 +111,11 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
     choose = await wait_text(fake, CHAT, knowledge.message("choose_domain", "ko"))
     assert buttons(choose) == ["domain:legal", "domain:medical"]
     fake.push_callback(CHAT, "domain:legal", message_id=choose["message_id"])
-    await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"))
-    assert knowledge.message("privacy_notice", "ko") in texts(fake, CHAT)
+    welcome = await wait_text(fake, CHAT, knowledge.message("ask_description", "ko"))
+    # The greeting, the privacy notice and the first question carry no buttons: one message.
+    assert welcome["text"] == "\n\n".join(
+        knowledge.message(key, "ko") for key in ("greeting", "privacy_notice", "ask_description")
+    )
     assert "typing" in fake.chat_actions(CHAT)
 
     seen = len(fake.messages(CHAT))
@@ -462,9 +465,10 @@ async def test_sigkill_in_a_medical_turn_then_restart_sends_the_lost_answer_once
         answer = await wait_text(fake, CHAT, "출처:", after=seen)
         assert "당뇨" in answer["text"]
         after = texts(fake, CHAT)[seen:]
-        assert "기록해 둘게요: 당뇨병, 메트포르민" in after
-        assert knowledge.message("continued", "ko") not in after
-        assert knowledge.message("error", "ko") not in after
+        assert after == [answer["text"]]  # what was noted and the answer: one message
+        assert answer["text"].startswith("기록해 둘게요: 당뇨병, 메트포르민\n\n")
+        assert knowledge.message("continued", "ko") not in answer["text"]
+        assert knowledge.message("error", "ko") not in answer["text"]
         seen = len(fake.messages(CHAT))
         fake.push_command(CHAT, "status")
         await wait_text(
@@ -653,8 +657,15 @@ async def test_danger_gets_the_numbers_first_and_staff_a_telegram_notice(
         assert "112" in fake.messages(CHAT)[0]["text"]  # before the greeting and anything else
         notice = await wait_text(fake, ADMIN, "112", after=seen_admin)
         assert str(CHAT) in notice["text"] and "칼" not in notice["text"]
-        # The intake goes on after the safety reply, in the same chat.
-        await fake.wait_for(lambda: len(fake.messages(CHAT)) >= 3, what="the intake")
+        # The intake goes on after the safety reply, in the same chat: the numbers and the
+        # greeting (no buttons) in one message, then the intake's question with its buttons.
+        await fake.wait_for(
+            lambda: any(buttons(m) for m in fake.messages(CHAT)), what="the intake's question"
+        )
+        first, question = fake.messages(CHAT)
+        greeting = f"\n\n{knowledge.message('greeting', 'ko')}"
+        assert first["text"].index("112") < first["text"].index(greeting)
+        assert not buttons(first) and buttons(question)
     finally:
         await bot.stop()
 
@@ -676,7 +687,9 @@ async def test_the_medical_assistant_over_telegram(
         fake.push_text(CHAT, "당뇨가 있고 메트포르민 먹어요. 운동은 어떤 게 좋아요?")
         answer = await wait_text(fake, CHAT, "출처:", after=seen)
         assert "당뇨" in answer["text"]
-        assert "기록해 둘게요: 당뇨병, 메트포르민" in texts(fake, CHAT)[seen:]
+        # What was noted and the answer carry no buttons: one message, the note first.
+        assert texts(fake, CHAT)[seen:] == [answer["text"]]
+        assert answer["text"].startswith("기록해 둘게요: 당뇨병, 메트포르민\n\n")
         await bot.stop()
         await bot.start()  # the profile outlives the process
         seen = len(fake.messages(CHAT))

@@ -56,7 +56,8 @@ RETURN_GAP_HOURS = 6.0  # a message after this long is a return: stale items are
 # with first aid. Either way the message is still read into the profile.
 RED_FLAG, WHILE_WAITING = "red_flag", "while_waiting"
 CONTEXT_BUDGET = 1200  # tokens (≈ words, or Korean syllables / 2) of profile and passages
-YES, NO = "m:yes", "m:no"
+BUTTON = "m:"  # the data of every medical button starts so
+YES, NO = f"{BUTTON}yes", f"{BUTTON}no"
 # Intents answered without retrieval: a hello or thanks, an impossible reading and nothing else
 # (its refusal is the reply), or "which one?" when a question could mean several medicines.
 NO_LOOKUP = ("greeting", "rejected_reading", "clarify")

@@ -73,6 +73,9 @@ def item_label(item: dict[str, Any], profile: dict[str, Any], lang: str) -> str:
     return with_details(label(item, lang), item.get("details") or [])
 
 
+REMOVE = "m:del:"  # a delete button's data: this, then the item's key
+
+
 def removable(profile: dict[str, Any], lang: str) -> list[dict[str, str]]:
     """A delete button for each item (a blood pressure pair is one)."""
     buttons = []
@@ -80,7 +83,7 @@ def removable(profile: dict[str, Any], lang: str) -> list[dict[str, str]]:
         if item["name"] in memory.PAIRS.values() and item["slot"] == "vitals":
             continue
         shown = item_label(item, profile, lang)
-        buttons.append({"label": f"✕ {shown}"[:60], "data": f"m:del:{item['key']}"[:64]})
+        buttons.append({"label": f"✕ {shown}"[:60], "data": f"{REMOVE}{item['key']}"[:64]})
     return buttons[:20]
 
 
