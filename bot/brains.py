@@ -12,8 +12,6 @@ import logging
 
 from bot.config import Settings
 from graphs.common.brain import Brain
-from graphs.common.llm import LLMClient, LLMConfig
-from graphs.legal.llm_brain import LLMBrain
 from graphs.legal.rules_brain import RulesBrain
 from knowledge.loader import Knowledge
 
@@ -31,6 +29,10 @@ def make_brain(settings: Settings, knowledge: Knowledge) -> Brain:
             "INTAKE_LLM=on needs INTAKE_LLM_BASE_URL and INTAKE_LLM_MODEL; the rules read alone"
         )
         return rules
+    # Imported only in LLM mode: the openai package costs half a second of every start-up.
+    from graphs.common.llm import LLMClient, LLMConfig
+    from graphs.legal.llm_brain import LLMBrain
+
     client = LLMClient(
         LLMConfig(
             base_url=settings.intake_llm_base_url,
@@ -54,6 +56,6 @@ def make_brain(settings: Settings, knowledge: Knowledge) -> Brain:
 
 async def close_brain(brain: Brain) -> None:
     """Close what the brain holds open (the model client's connections)."""
-    client = getattr(brain, "client", None)
-    if isinstance(client, LLMClient):
-        await client.close()
+    close = getattr(getattr(brain, "client", None), "close", None)
+    if close is not None:
+        await close()

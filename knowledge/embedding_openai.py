@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import openai
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
 from chromadb.utils.embedding_functions import register_embedding_function
 
@@ -54,6 +53,8 @@ class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
         self.max_retries = max_retries
         self.batch_size = batch_size
         self.dimensions = dimensions  # learnt from the first answer when not given
+        import openai  # here, not at the top: it costs half a second of every start-up
+
         self._client = openai.OpenAI(
             base_url=base_url,
             api_key=api_key or PLACEHOLDER_API_KEY,
@@ -78,6 +79,8 @@ class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
         self._client.close()
 
     def _embed_batch(self, texts: list[str]) -> list[np.ndarray]:
+        import openai
+
         try:
             response = self._client.embeddings.create(model=self.model, input=texts)
         except openai.APIStatusError as exc:
