@@ -44,6 +44,7 @@ from db.engine import (
 from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.text import clearly_written_in, detect_lang
+from graphs.common.usage import metered
 from graphs.registry import GRAPHS, LEGAL, MEDICAL
 from graphs.safety.rules import Recent
 from knowledge.kb import KnowledgeBase, open_index
@@ -243,7 +244,8 @@ class Engine:
             h = Handling(inbound=inbound, reply=reply, view=view, lang=None if view.lang else lang)
             if not view.lang_chosen and (followed := self._followed_lang(inbound, lang)):
                 reply.lang = h.lang = followed  # answered as they write, and remembered
-            await self._dispatch(h)
+            with metered() as h.meter:  # what the model's calls of this turn cost
+                await self._dispatch(h)
             await self._commit(h, self._offered(h))
             log.info(
                 "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
@@ -372,6 +374,7 @@ class Engine:
                 turn=h.row,
                 safety=safety,
                 profile=profile,
+                tokens=self._tokens(h),
             ),
             label,
         )
@@ -381,6 +384,15 @@ class Engine:
             failpoints.reach("after_records")
         for step in h.after:
             await step()
+
+    @staticmethod
+    def _tokens(h: Handling) -> tuple[str, int, int] | None:
+        """(session, prompt, completion tokens) the turn's model calls cost, if any."""
+        used = h.meter.used
+        if not used.prompt_tokens and not used.completion_tokens or h.forgotten:
+            return None
+        session = h.case.session_id if h.case else h.view.latest.id if h.view.latest else None
+        return (session, used.prompt_tokens, used.completion_tokens) if session else None
 
     # --- buttons ------------------------------------------------------------------------------
 

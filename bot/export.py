@@ -29,6 +29,8 @@ EXPORT_KEYS = (
     "structured",
     "created_at",
     "completed_at",
+    "llm_prompt_tokens",  # what the model's calls of the intake cost (LLM mode), else 0
+    "llm_completion_tokens",
 )
 # What a medical row adds (a legal row has them empty): whom it is about, the remembered
 # profile and the questions asked with their sources (db/medical_repo.profile_data).

@@ -27,6 +27,7 @@ from db.engine import Checkpoints
 from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.context import Context
+from graphs.common.usage import Meter
 from graphs.registry import IntakeSpec
 from graphs.safety.rules import Recent
 from knowledge.kb import KnowledgeBase
@@ -103,6 +104,7 @@ class Handling:
     fresh: bool = True  # False once sessions were opened or closed after the read
     forgotten: bool = False  # the chat was erased (/forget): nothing of it is written back
     safety: Recent | None = None  # the safety check's memory, written back when it changed
+    meter: Meter = field(default_factory=Meter)  # the tokens of the model's calls (LLM mode)
 
     @property
     def at(self) -> datetime:

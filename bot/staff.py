@@ -125,6 +125,13 @@ class StaffViews:
                 line += f" | {kn.message('sessions_risk', lang)}"
             if urgent[s.id] is not None:
                 line += f" | {kn.message('sessions_urgent', lang, days=urgent[s.id])}"
+            if s.llm_prompt_tokens or s.llm_completion_tokens:
+                line += " | " + kn.message(
+                    "sessions_tokens",
+                    lang,
+                    prompt=s.llm_prompt_tokens,
+                    completion=s.llm_completion_tokens,
+                )
             lines.append(line)
         if profiles:
             lines.append(self._medical_lines(profiles, await self._profile_alerts(profiles), lang))

@@ -31,6 +31,9 @@ class ChatSession(SQLModel, table=True):
     started_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     ended_at: datetime | None = None
+    # What the model's calls of this intake cost (LLM mode), from each response's `usage`
+    llm_prompt_tokens: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    llm_completion_tokens: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
 
 
 class CaseMaster(SQLModel, table=True):

@@ -444,3 +444,30 @@ async def test_the_safety_reply_comes_first_whatever_the_model_says(
         assert "죽고" not in str(state["facts"].get("counterparty", ""))
     finally:
         await engine.close()
+
+
+async def test_the_tokens_of_an_intake_are_counted_and_shown_to_staff(
+    fake: FakeOpenAI, tmp_path, knowledge: Knowledge, kb
+) -> None:
+    from tests.test_hardening import command
+
+    engine = await Engine.open(
+        llm_settings(tmp_path, fake, admin_ids="777"), knowledge=knowledge, kb=kb
+    )
+    try:
+        fake.reply_next(json.dumps({"sub_type": "LOAN", "confidence": 0.9}), reading())
+        await engine.handle(text("친구한테 작년 3월에 300만원 빌려줬는데 안 갚아요"))
+        fake.reply_next(reading(("김민수", "counterparty", "answer")))
+        await engine.handle(text("김민수요", minutes=1))
+        sent = fake.chat_requests()
+        session = await session_of(engine)
+        assert session.llm_prompt_tokens > 0 and session.llm_completion_tokens > 0
+        assert len(sent) == 3  # one classification and two readings, each counted once
+        listed = await engine.handle(command("sessions", user=777))
+        shown = "\n".join(m["text"] for m in listed.messages)
+        assert f"{session.llm_prompt_tokens}+{session.llm_completion_tokens}" in shown
+        exported = await engine.handle(command("export", "json", "all", user=777))
+        (row,) = json.loads(exported.documents[0].content)
+        assert row["llm_prompt_tokens"] == session.llm_prompt_tokens
+    finally:
+        await engine.close()

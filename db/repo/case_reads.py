@@ -60,6 +60,8 @@ async def case_record(*, engine: AsyncEngine, session: ChatSession) -> dict[str,
             for e in evidence
         ],
         "completion_rate": round(session.completion_rate, 3),
+        "llm_prompt_tokens": session.llm_prompt_tokens,
+        "llm_completion_tokens": session.llm_completion_tokens,
         "summary_text": summary.summary_text if summary else None,
         "structured": json.loads(summary.structured_json) if summary else None,
         "created_at": session.started_at.isoformat(),

@@ -53,6 +53,7 @@ class TurnStatements:
     evidence: Any
     summary: Any
     turn: Any
+    tokens: Any  # what the model's calls cost, added to the session's counts
     profile: Any  # the medical profile's row, and its items and questions (replaced whole)
     profile_summary: Any
     clear_items: Any
@@ -112,6 +113,11 @@ def turn_statements(dialect_name: str) -> TurnStatements:
             current_state=bindparam("b_state"),
             completion_rate=bindparam("b_rate"),
             updated_at=bindparam("b_at"),
+        ),
+        tokens=session_row.values(
+            llm_prompt_tokens=col(ChatSession.llm_prompt_tokens) + bindparam("b_prompt"),
+            llm_completion_tokens=col(ChatSession.llm_completion_tokens)
+            + bindparam("b_completion"),
         ),
         transition=dialect.insert(StateTransition),
         master=update(CaseMaster)

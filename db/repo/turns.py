@@ -23,13 +23,16 @@ async def write_turn(
     turn: dict[str, Any] | None = None,
     safety: tuple[str, str] | None = None,
     profile: ProfileSnapshot | None = None,
+    tokens: tuple[str, int, int] | None = None,
 ) -> None:
     """Everything a turn changed, in one short transaction of Core statements: the safety
-    check's memory (`safety`: the chat's language, should the row be new, and the JSON), the
-    chat's new language, its offer; a legal turn's case changes (`case`: the session row, the
-    transition, changed facts, the missing list, the party, new evidence, the summary) and its
-    question-answer row (`turn`, written once per input id); a medical turn's profile
-    (`profile`, written whole). All of it or, when any statement fails, none."""
+        check's memory (`safety`: the chat's language, should the row be new, and the JSON), the
+        chat's new language, its offer; a legal turn's case changes (`case`: the session row, the
+        transition, changed facts, the missing list, the party, new evidence, the summary) and its
+        question-answer row (`turn`, written once per input id); a medical turn's profile
+        (`profile`, written whole); the tokens the turn's model calls cost (`tokens`: the session,
+    prompt and completion tokens, added to its counts). All of it or, when any statement fails,
+    none."""
     now = utcnow()
     the = turn_statements(engine.dialect.name)
     work: list[tuple[Any, Any]] = []  # (statement, parameters)
@@ -56,4 +59,9 @@ async def write_turn(
         work += case_work(the, case, now, turn)
     if profile is not None:
         work += profile_work(the, profile, now)
+    if tokens is not None:
+        session_id, prompt, completion = tokens
+        work.append(
+            (the.tokens, {"b_id": session_id, "b_prompt": prompt, "b_completion": completion})
+        )
     await execute_in_one_transaction(engine, work)

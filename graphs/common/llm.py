@@ -28,6 +28,8 @@ from urllib.parse import urlsplit
 import openai
 from pydantic import BaseModel, ValidationError
 
+from graphs.common.usage import Usage, charge
+
 log = logging.getLogger(__name__)
 
 Structured = Literal["json_schema", "function_calling", "json_mode"]
@@ -87,18 +89,6 @@ class LLMConfig:
     concurrency: int = 4
     mask: bool | None = None  # None: mask when the endpoint is not on this machine
     models: dict[str, str] = field(default_factory=dict)  # a model per task, when cheaper
-
-
-@dataclass(frozen=True)
-class Usage:
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.prompt_tokens + other.prompt_tokens,
-            self.completion_tokens + other.completion_tokens,
-        )
 
 
 class LLMClient:
@@ -244,10 +234,12 @@ class LLMClient:
         self._failures_in_row = 0
         self.calls["ok"] += 1
         self.usage += usage
+        charge(usage)
 
     def _failed(self, task: str, reason: str, usage: Usage) -> None:
         self.calls[reason] += 1
         self.usage += usage
+        charge(usage)
         self._failures_in_row += 1
         if self._failures_in_row >= BREAK_AFTER:
             self._open_until = time.monotonic() + BREAK_SECONDS

@@ -1,0 +1,36 @@
+"""What the model's calls of each intake cost: prompt and completion tokens (LLM mode).
+
+Revision ID: 0008
+Revises: 0007
+Create Date: 2026-11-26
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0008"
+down_revision: str | None = "0007"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+COLUMNS = ("llm_prompt_tokens", "llm_completion_tokens")
+
+
+def upgrade() -> None:
+    # A database made before migrations gets its tables from the current models when it is
+    # brought to 0001 (db/migrate.py): its chatsession may have the columns already.
+    have = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("chatsession")}
+    with op.batch_alter_table("chatsession") as batch:
+        for name in COLUMNS:
+            if name not in have:
+                batch.add_column(
+                    sa.Column(name, sa.Integer(), nullable=False, server_default=sa.text("0"))
+                )
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("chatsession") as batch:
+        for name in COLUMNS:
+            batch.drop_column(name)
