@@ -17,7 +17,12 @@ from graphs.common.text import clause_spans, clauses, sentence_spans, sentences
         # Korean endings before a space end a sentence, as chats leave out the full stop
         ("열이 나요 기침도 해요", ["열이 나요", "기침도 해요"]),
         ("합의금 받았습니다 그런데 또 연락이 와요", ["합의금 받았습니다", "그런데 또 연락이 와요"]),
-        ("어떻게 해야 할까 고민이에요", ["어떻게 해야 할까", "고민이에요"]),
+        # 까 before a space asks inside a sentence or is no ending; particles that end in 다
+        ("회식 때 먹을까 봐 걱정돼요", ["회식 때 먹을까 봐 걱정돼요"]),
+        ("혈압약 시작할까 고민이에요", ["혈압약 시작할까 고민이에요"]),
+        ("아까 말했는데 7월6일이요", ["아까 말했는데 7월6일이요"]),
+        ("일주일마다 이자 40만원씩 냈어요", ["일주일마다 이자 40만원씩 냈어요"]),
+        ("어제보다 더 아파요", ["어제보다 더 아파요"]),
         ("열이 나요.기침도 해요", ["열이 나요.", "기침도 해요"]),
         # emphatic endings: the sentence ends after 요, not inside "다니까"
         ("돈을 받은 적이 없다니까요 진짜로", ["돈을 받은 적이 없다니까요", "진짜로"]),

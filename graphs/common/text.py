@@ -16,16 +16,17 @@ from knowledge.korean import get_kiwi
 _KEPT_TAGS = frozenset(
     {"NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "VX", "VCN", "MAG", "XR", "SN", "SH"}
 )
-# Where a sentence ends: after ! ? ; and their full-width forms, at a line break, after … or ~
-# before a space, at a full stop that ends a word ("열이 나요. 기침도", "나요.기침도") but neither
-# a decimal point ("1.5", "3.5억", "2024.6.1") nor dots typed between syllables ("죽.고.싶.어"),
-# after a run of crying or laughing ("37.8이에요ㅠ 남편은"), and after a Korean sentence ending
-# (요, 죠, 까, 다, 니다) that closes a word before a space, as chats leave out the full stop. The
-# word 다 ("all": "이거 다 갚아야돼요") ends nothing, nor do 필요 and 중요 (nouns ending in 요) or
-# the connective 니까 ("재보니까 150에 95예요").
+# Where a sentence ends: after ! ? ; and their full-width forms, at a line break, at a full stop
+# that ends a word ("열이 나요. 기침도", "나요.기침도") or a run of dots ("하고..애도"), but neither
+# at a decimal point ("1.5", "3.5억", "2024.6.1") nor at one dot inside a word ("죽.고.싶.어",
+# "계약서.pdf"); after a run of crying or laughing ("37.8이에요ㅠ 남편은"), and after a Korean
+# sentence ending that closes a word before a space, as chats leave out the full stop: 요, 죠, 다
+# (and 니다). The word 다 ("all": "이거 다 갚아야돼요") ends nothing, nor do the particles 마다,
+# 보다, 에다 ("일주일마다 이자", "어제보다 더 아파요"), 필요 and 중요 (nouns ending in 요), nor 까, which before a space mostly asks inside a sentence ("먹을까 봐 걱정돼요",
+# "시작할까 고민이에요") or is no ending at all ("아까", "재보니까").
 _SENTENCE_END = re.compile(
-    r"[!?;\n？！。]+|[…~]+(?=\s|$)|\.+(?=\s|$)|(?<=[가-힣][요다죠까])\.+|(?<=[A-Za-z]{2})\.(?=[A-Z])"
-    r"|(?<=[가-힣][요다죠까])(?<!필요)(?<!중요)(?<!니까)(?=\s)"
+    r"[!?;\n？！。]+|\.{2,}|\.(?=\s|$)|(?<=[가-힣][요다죠])\.|(?<=[A-Za-z]{2})\.(?=[A-Z])"
+    r"|(?<=[가-힣][요다죠])(?<!필요)(?<!중요)(?<!마다)(?<!보다)(?<!에다)(?=\s)"
     r"|[ㅠㅜㅋㅎ\u1172\u116e\u110f\u1112]+"
 )
 # Where a sentence divides into clauses. Every connective (`clause_spans(..., at="connective")`,
@@ -43,11 +44,11 @@ _CONNECTIVE = re.compile(
     re.I,
 )
 # Only where what is said turns (`at="turn"`, what one safety guard covers: "칼 들고 죽인다고"
-# stays whole, "예전에 맞은 적 있는데 지금 또 때려요" does not): a comma; after 는데/지만, spaced or
-# not ("예전엔 그랬는데 지금은"), unless a number follows ("쟀는데 320"); before 지금/방금; before
-# English "but", "however", "although", "though".
+# stays whole, "예전에 맞은 적 있는데 지금 또 때려요" does not): a comma, … or ~ before a space;
+# after 는데/지만, spaced or not ("예전엔 그랬는데 지금은"), unless a number follows ("쟀는데
+# 320"); before 지금/방금; before English "but", "however", "although", "though".
 _TURN = re.compile(
-    r",+|(?<=는데|인데|은데|던데|지만)(?!\s*\d)|(?=지금|방금)"
+    r",+|[…~]+(?=\s|$)|(?<=는데|인데|은데|던데|지만)(?!\s*\d)|(?=지금|방금)"
     r"|\s+(?=(?:but|however|although|though)\b)",
     re.I,
 )
