@@ -1,8 +1,8 @@
 """One rule for amounts in free text and in answers (graphs/common/normalize/amounts.py).
 
 A numeral in Hangul without 원 is money when it is shaped like an amount (a run of number
-words: "이억 삼천", "이천만") or a money word or the question says so; everyday words made of
-number syllables ("이만 가볼게요", "오만하다", "삼천포") never are. Answers to an amount question
+words: "이억 삼천", "이천만"; or 억: "이억") or a money word or the question says so; everyday
+words made of number syllables ("이만 가볼게요", "오만하다", "삼천포") never are. Answers to an amount question
 read every amount as before; free text reads runs of number words and amounts with units.
 """
 
@@ -87,7 +87,7 @@ def test_free_text_reads_runs_and_units(amount: tuple[str, int, bool], frame: st
     words, value, _ = amount
     if not any(c.isdigit() for c in words) and "원" not in words:
         spelled = words.replace(" ", "")
-        if len(spelled) < 3:  # one Hangul word ("이억", "오만"): only with a money word
+        if len(spelled) < 3 and spelled.endswith("만"):  # "삼만", "오만": only with a money word
             words, spelled = words + "원", spelled + "원"
     assert [m.value for m in find_amounts(frame.format(words))] == [value]
 
@@ -100,12 +100,33 @@ def test_free_text_reads_runs_and_units(amount: tuple[str, int, bool], frame: st
         ("2억 3천", 230_000_000),
         ("이억 삼천", 230_000_000),
         ("그때 이억 삼천 정도 들었어요", 230_000_000),
-        ("보증금이 이억이에요", 200_000_000),  # a one-word numeral with a money word
+        ("그때 이억 날렸어요", 200_000_000),  # 억 is shaped like an amount
+        ("보증금이 삼만이에요", 30_000),  # a one-word numeral with a money word
         ("돈은 오만 빌려줬어요", 50_000),
     ],
 )
 def test_free_text_amounts(text: str, expected: int) -> None:
     assert [m.value for m in find_amounts(text)] == [expected]
+    assert parse_amount(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "free", "answer"),
+    [
+        # a one-word 만 numeral alone in a story is a count as often as money; as the answer to
+        # an amount question it is money, and so are the everyday words when they stand alone
+        ("삼만 받아야 해요", [], 30_000),
+        ("백만 정도", [], 1_000_000),
+        ("이만이요", [], 20_000),
+        ("오만 정도요", [], 50_000),
+        ("일만 원이요", [10_000], 10_000),
+        ("이만 가볼게요", [], None),
+        ("일만 했어요", [], None),
+    ],
+)
+def test_one_word_numerals(text: str, free: list[int], answer: int | None) -> None:
+    assert [m.value for m in find_amounts(text)] == free
+    assert parse_amount(text) == answer
 
 
 NEVER = [

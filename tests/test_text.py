@@ -124,5 +124,6 @@ def test_clause_spans_number_their_sentences_and_take_a_callers_cues() -> None:
     assert len(clause_spans(aside)) == 1  # no cut of its own
     more = clause_spans(aside, more=re.compile("대신"))
     assert [aside[c.start : c.end].strip() for c in more] == ["알약 대신", "주사를 맞았어요"]
+    assert clauses("") == clauses("  \n ") == []
     (whole,) = clause_spans("")  # a text without clauses is one
     assert (whole.start, whole.end) == (0, 0)

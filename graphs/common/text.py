@@ -22,8 +22,9 @@ _KEPT_TAGS = frozenset(
 # "계약서.pdf"); after a run of crying or laughing ("37.8이에요ㅠ 남편은"), and after a Korean
 # sentence ending that closes a word before a space, as chats leave out the full stop: 요, 죠, 다
 # (and 니다). The word 다 ("all": "이거 다 갚아야돼요") ends nothing, nor do the particles 마다,
-# 보다, 에다 ("일주일마다 이자", "어제보다 더 아파요"), 필요 and 중요 (nouns ending in 요), nor 까, which before a space mostly asks inside a sentence ("먹을까 봐 걱정돼요",
-# "시작할까 고민이에요") or is no ending at all ("아까", "재보니까").
+# 보다, 에다 ("일주일마다 이자", "어제보다 더 아파요"), 필요 and 중요 (nouns ending in 요), nor
+# 까, which before a space mostly asks inside a sentence ("먹을까 봐 걱정돼요", "시작할까
+# 고민이에요") or is no ending at all ("아까", "재보니까").
 _SENTENCE_END = re.compile(
     r"[!?;\n？！。]+|\.{2,}|\.(?=\s|$)|(?<=[가-힣][요다죠])\.|(?<=[A-Za-z]{2})\.(?=[A-Z])"
     r"|(?<=[가-힣][요다죠])(?<!필요)(?<!중요)(?<!마다)(?<!보다)(?<!에다)(?=\s)"
@@ -52,7 +53,8 @@ _TURN = re.compile(
     r"|\s+(?=(?:but|however|although|though)\b)",
     re.I,
 )
-_CUTS = {"connective": _CONNECTIVE, "turn": _TURN}
+ClauseCut = Literal["connective", "turn"]
+_CUTS: dict[ClauseCut, re.Pattern[str]] = {"connective": _CONNECTIVE, "turn": _TURN}
 _LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
 _HANGUL_ANY = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e]")
@@ -94,7 +96,7 @@ def sentences(text: str) -> list[str]:
 def clause_spans(
     text: str,
     *,
-    at: Literal["connective", "turn"] = "connective",
+    at: ClauseCut = "connective",
     more: re.Pattern[str] | None = None,
 ) -> list[Span]:
     """Where the clauses of a message stand: its sentences cut at every connective (`at=
@@ -116,9 +118,10 @@ def clause_spans(
     return spans or [Span(0, len(text), 0)]
 
 
-def clauses(text: str, *, at: Literal["connective", "turn"] = "connective") -> list[str]:
-    """The clauses of a message (see `clause_spans`), stripped, in order."""
-    return [text[c.start : c.end].strip() for c in clause_spans(text, at=at) if c.end > c.start]
+def clauses(text: str, *, at: ClauseCut = "connective") -> list[str]:
+    """The clauses of a message (see `clause_spans`), stripped, in order; none in a blank one."""
+    found = (text[c.start : c.end].strip() for c in clause_spans(text, at=at))
+    return [clause for clause in found if clause]
 
 
 def valid_unicode(text: str) -> str:

@@ -4,12 +4,11 @@ as integer KRW.
 A bare number is no amount: only a money unit, 만/억/조 or an English multiplier makes one, so
 counts, years and dates in the same message are not read as money. One rule reads free text and
 answers alike: a number that could also be a word or a count — a numeral written in Hangul
-without 원 ("이천만", "이만"), or "thousand" without a currency — is an amount when it is shaped
-like one (a run of number words: "이천만", "이억 삼천") or something says it is money: a money
-word in its clause ("보증금", "빌려줬", "owe"), or the question it answers. A one-word numeral
-("이만", "오만", "일만") is also an everyday word ("이만 가볼게요", "오만하다", "일만 했어요"):
-the question vouches only for the answer's own value, so there it must stand alone, followed by
-nothing but an answer's ending ("이억이요", "오만 정도요").
+without 원 ("이천만", "삼만"), or "thousand" without a currency — is an amount when it is shaped
+like one (a run of number words: "이천만", "이억 삼천"; or 억/조: "이억") or something says it is
+money: a money word in its clause ("보증금", "빌려줬", "owe"), or the question it answers. Three
+such numerals are also everyday words ("이만 가볼게요", "오만하다", "일만 했어요"): the question
+vouches for them only when they stand alone as the answer ("이만이요", "오만 정도요").
 """
 
 from __future__ import annotations
@@ -75,8 +74,11 @@ _MONEY_WORD = re.compile(
     r"|deposit|rent|salary|wages?|fee|cost|price|debt|refund|fine|compensation|dollars?)\b)"
 )
 # A numeral of at least this many Hangul syllables is a run of number words ("이천만", "오십만",
-# "이억 삼천"), shaped like an amount; a shorter one is a single word ("이만", "오만", "이억").
+# "이억 삼천"), shaped like an amount; a shorter one is a single word ("삼만", "이억").
 _RUN_SYLLABLES = 3
+# One-word numerals that are also everyday words: 이만 "this much, now", 오만 "arrogance",
+# 일만 "only work".
+_EVERYDAY_WORDS = frozenset({"이만", "오만", "일만"})
 
 
 def find_amounts(text: str, *, asked: bool = False) -> list[Match]:
@@ -115,9 +117,11 @@ def _counts(text: str, m: re.Match[str], *, asked: bool) -> bool:
     syllables = len(num.replace(" ", ""))
     if syllables < 2 or not _ANSWER_TAIL.match(text, m.end()):
         return False  # '만약', '이만큼', '천만에요', '오만하다'
-    if syllables >= _RUN_SYLLABLES or _money_word(text, m):
-        return True
-    return asked and bool(_ANSWER_END.match(text, m.end()))
+    if syllables >= _RUN_SYLLABLES or not num.endswith("만") or _money_word(text, m):
+        return True  # '이천만', '이억 삼천', '이억', '돈은 삼만 빌려줬어요'
+    if not asked:
+        return False  # '삼만' alone in a story: a count as often as money
+    return num not in _EVERYDAY_WORDS or bool(_ANSWER_END.match(text, m.end()))
 
 
 def _money_word(text: str, m: re.Match[str]) -> bool:
