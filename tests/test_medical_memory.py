@@ -253,7 +253,7 @@ def test_a_fixed_threshold_retries_more_than_the_adaptive_one_for_simple_questio
         ("메트포르민 부작용이 뭐예요", ""),
         ("메트포르민 먹는데 운동해도 되나요?", "메트포르민 먹는데 운동해도 되나요?"),
         ("I take metformin, can I exercise?", "I take metformin, can I exercise?"),
-        ("요즘 발이 저려요. 왜 그럴까요?", "요즘 발이 저려요"),
+        ("요즘 발이 저려요. 왜 그럴까요?", "요즘 발이 저려요."),  # as written
         ("열이 나요", "열이 나요"),
         ("식은땀이 나요", "식은땀이 나요"),
         ("체중은 66킬로 나가요", "체중은 66킬로 나가요"),

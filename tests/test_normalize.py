@@ -112,7 +112,9 @@ def test_find_amounts_in_order_with_spans() -> None:
         ("6/1에 ₩50,000 보냈어요", [50_000]),
         ("300만 억울하게 잃었어요", [3_000_000]),
         ("300-400만원", [4_000_000]),
-        ("이천만", []),  # free text: a Hangul-only numeral needs 원
+        ("이천만", [20_000_000]),  # a run of number words is shaped like an amount
+        ("이만 가볼게요", []),  # an everyday word, and no money word in its clause
+        ("돈은 이만 빌려줬어요", [20_000]),
         ("만나서 얘기했어요", []),
         ("I won 3 times", []),
     ],

@@ -16,7 +16,6 @@ primary field of its kind, or was read from the whole message (an option, a phra
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -186,18 +185,6 @@ class ActWords:
     contrasts: tuple[str, ...] = ()
     corrections: tuple[str, ...] = ()
     people: frozenset[str] = frozenset()
-
-
-def clause_spans(text: str, sentences: Iterable[str]) -> list[tuple[str, tuple[int, int]]]:
-    """Each sentence of `text` (as split by the caller's splitter) with its span in `text`."""
-    found, pos = [], 0
-    for sentence in sentences:
-        start = text.find(sentence, pos)
-        if start < 0:  # a splitter that rewrote the text: the rest is one clause
-            return [*found, (text[pos:].strip(), (pos, len(text)))] if text[pos:].strip() else found
-        found.append((sentence, (start, start + len(sentence))))
-        pos = start + len(sentence)
-    return found
 
 
 def clause_acts(sentence: str, words: ActWords, *, asks: bool) -> frozenset[Act]:

@@ -1,10 +1,11 @@
-"""Small text utilities shared by the graphs: sentences, Korean lemmas, language guess,
-nonsense check."""
+"""Small text utilities shared by the graphs: the one place a message is cut into sentences
+and clauses, Korean lemmas, language guess, nonsense check."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from typing import Literal
 
 from knowledge.korean import get_kiwi
@@ -15,10 +16,45 @@ from knowledge.korean import get_kiwi
 _KEPT_TAGS = frozenset(
     {"NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "VX", "VCN", "MAG", "XR", "SN", "SH"}
 )
-# Where a sentence ends: after . ! ? (and their full-width forms), at a line break, or after a
-# Korean sentence ending (요, 죠, 까, 니다) followed by a space, as chats leave out the full stop
-# (not any 다: "이거 다 갚아야돼요" is one sentence).
-_SENTENCE_END = re.compile(r"(?<=[?？!.。])\s*|\n+|(?:(?<=[요죠까])|(?<=니다))\s+(?=\S)")
+# Where a sentence ends: after ! ? ; and their full-width forms, at a line break, at a full stop
+# that ends a word ("열이 나요. 기침도", "나요.기침도") or a run of dots ("하고..애도"), but neither
+# at a decimal point ("1.5", "3.5억", "2024.6.1") nor at one dot inside a word ("죽.고.싶.어",
+# "계약서.pdf"); after a run of crying or laughing ("37.8이에요ㅠ 남편은"), and after a Korean
+# sentence ending that closes a word before a space, as chats leave out the full stop: 요, 죠, 다
+# (and 니다). The word 다 ("all": "이거 다 갚아야돼요") ends nothing, nor do the particles 마다,
+# 보다, 에다 ("일주일마다 이자", "어제보다 더 아파요"), 필요 and 중요 (nouns ending in 요), nor
+# 까, which before a space mostly asks inside a sentence ("먹을까 봐 걱정돼요", "시작할까
+# 고민이에요") or is no ending at all ("아까", "재보니까").
+_SENTENCE_END = re.compile(
+    r"[!?;\n？！。]+|\.{2,}|\.(?=\s|$)|(?<=[가-힣][요다죠])\.|(?<=[A-Za-z]{2})\.(?=[A-Z])"
+    r"|(?<=[가-힣][요다죠])(?<!필요)(?<!중요)(?<!마다)(?<!보다)(?<!에다)(?=\s)"
+    r"|[ㅠㅜㅋㅎ\u1172\u116e\u110f\u1112]+"
+)
+# Where a sentence divides into clauses. Every connective (`clause_spans(..., at="connective")`,
+# what one negation, history cue or question covers in the medical reading): a Korean connective
+# ending before a space (있고, 없는데, 있지만, 아파서, 먹으니까, 가다가, 아프거나 — but "…에서 " is
+# a place), a comma after a predicate (not between listed nouns: "당뇨, 고혈압"), and English
+# conjunctions that start a new statement.
+_CONNECTIVE = re.compile(
+    r"(?<=[가-힣])(?:고|데|지만|면서|며|(?<!에)서|니까|다가|거나)(?=\s)"
+    r"|(?<=[요다고데음함임며서지])\s*,"
+    r"|\b(?:but|however|although|though|whereas|except|while)\b"
+    r"|,(?=\s*(?:but|and|i|i'm|he|she|my|though|although|so)\b)"
+    r"|\band\b(?=\s+(?:i|i'm|i've|he|she|my|has|have|had|takes?|took|is|was|am|gets?|got|also"
+    r"|then|no|not|never)\b)",
+    re.I,
+)
+# Only where what is said turns (`at="turn"`, what one safety guard covers: "칼 들고 죽인다고"
+# stays whole, "예전에 맞은 적 있는데 지금 또 때려요" does not): a comma, … or ~ before a space;
+# after 는데/지만, spaced or not ("예전엔 그랬는데 지금은"), unless a number follows ("쟀는데
+# 320"); before 지금/방금; before English "but", "however", "although", "though".
+_TURN = re.compile(
+    r",+|[…~]+(?=\s|$)|(?<=는데|인데|은데|던데|지만)(?!\s*\d)|(?=지금|방금)"
+    r"|\s+(?=(?:but|however|although|though)\b)",
+    re.I,
+)
+ClauseCut = Literal["connective", "turn"]
+_CUTS: dict[ClauseCut, re.Pattern[str]] = {"connective": _CONNECTIVE, "turn": _TURN}
 _LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _HANGUL_SYLLABLE = re.compile(r"[\uac00-\ud7a3]")
 _HANGUL_ANY = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e]")
@@ -32,9 +68,60 @@ _MEANINGFUL_JAMO = frozenset({"ㅇㅇ", "ㅇㅋ", "ㄴㄴ", "ㅇㅇㅇ", "ㅇㅋ
 _LAUGHTER_SYLLABLES = frozenset("하핳호히헤흐크킄킥키캬푸풉")
 
 
+@dataclass(frozen=True)
+class Span:
+    """A stretch of a text: a sentence or a clause, and the number of the sentence it is in."""
+
+    start: int
+    end: int
+    sentence: int
+
+
+def sentence_spans(text: str) -> list[Span]:
+    """Where the sentences of a chat message stand, in order; blank stretches left out."""
+    spans: list[Span] = []
+    start = 0
+    for end in [m.end() for m in _SENTENCE_END.finditer(text)] + [len(text)]:
+        if end > start and text[start:end].strip():
+            spans.append(Span(start, end, len(spans)))
+        start = max(start, end)
+    return spans
+
+
 def sentences(text: str) -> list[str]:
     """The sentences of a message as people write them in a chat, stripped, empty ones left out."""
-    return [s for s in (part.strip() for part in _SENTENCE_END.split(text)) if s]
+    return [text[s.start : s.end].strip() for s in sentence_spans(text)]
+
+
+def clause_spans(
+    text: str,
+    *,
+    at: ClauseCut = "connective",
+    more: re.Pattern[str] | None = None,
+) -> list[Span]:
+    """Where the clauses of a message stand: its sentences cut at every connective (`at=
+    "connective"`: the medical reading, where a negation covers one predicate) or only where
+    what is said turns (`at="turn"`: the safety check, where a guard covers what a person tells
+    in one breath), and after each match of `more`, a caller's own cues. Blank stretches are left
+    out; a text with none is one clause."""
+    spans: list[Span] = []
+    for sentence in sentence_spans(text):
+        cuts = {m.end() for m in _CUTS[at].finditer(text, sentence.start, sentence.end)}
+        if more is not None:
+            cuts |= {m.end() for m in more.finditer(text, sentence.start, sentence.end)}
+        edges = sorted({sentence.start, *cuts, sentence.end})
+        spans += [
+            Span(a, b, sentence.sentence)
+            for a, b in zip(edges, edges[1:], strict=False)
+            if text[a:b].strip()
+        ]
+    return spans or [Span(0, len(text), 0)]
+
+
+def clauses(text: str, *, at: ClauseCut = "connective") -> list[str]:
+    """The clauses of a message (see `clause_spans`), stripped, in order; none in a blank one."""
+    found = (text[c.start : c.end].strip() for c in clause_spans(text, at=at))
+    return [clause for clause in found if clause]
 
 
 def valid_unicode(text: str) -> str:

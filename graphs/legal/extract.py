@@ -28,9 +28,8 @@ from graphs.common.reading import (
     Value,
     clause_about,
     clause_acts,
-    clause_spans,
 )
-from graphs.common.text import is_meaningless, sentences
+from graphs.common.text import is_meaningless, sentence_spans
 from graphs.legal import names
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
@@ -260,7 +259,11 @@ class FactExtractor:
     def clauses(self, text: str) -> tuple[Clause, ...]:
         """The message's sentences (the common splitter) with what each does and whom of."""
         found = []
-        for sentence, span in clause_spans(text, sentences(text)):
+        for cut in sentence_spans(text):  # the common splitter's sentences, stripped
+            raw = text[cut.start : cut.end]
+            start = cut.start + len(raw) - len(raw.lstrip())
+            sentence = raw.strip()
+            span = (start, start + len(sentence))
             # A question by its words (the intents), or by its ending and mark in a sentence
             # of some length that is nothing else ("남은 돈은 안 갚아도 되는거 맞죠?").
             intent = read_intent(sentence, self.knowledge).kind

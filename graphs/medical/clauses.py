@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
-from graphs.medical.slots import CLAUSE_BREAK, SENTENCE_BREAK
+from graphs.common.text import clause_spans
 from knowledge.korean import get_kiwi
 from knowledge.medical_lexicon import ClauseCues, load_medical_lexicon
 
@@ -73,9 +73,10 @@ class ClauseReader:
         """The clauses of `text` (already normalised), in order."""
         tokens = _tokens(text)
         clauses = []
-        for sentence, start, end in _spans(text, self._breaks):
-            inside = [t for t in tokens if start <= t.start < end]
-            clauses.append(replace(self._clause(text, start, end, inside), sentence=sentence))
+        for span in clause_spans(text, more=self._breaks):
+            inside = [t for t in tokens if span.start <= t.start < span.end]
+            clause = self._clause(text, span.start, span.end, inside)
+            clauses.append(replace(clause, sentence=span.sentence))
         return self._contrasts(text, _asked_together(_hearsay(text, clauses), tokens), tokens)
 
     def possessed(self, text: str, start: int) -> bool:
@@ -191,28 +192,6 @@ def _hearsay(text: str, clauses: list[Clause]) -> list[Clause]:
 
 def _within(position: int, stretches: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> bool:
     return any(a <= position < b for a, b in stretches)
-
-
-def _spans(text: str, breaks: re.Pattern[str]) -> list[tuple[int, int, int]]:
-    """(sentence, start, end): sentences cut at the slot extractor's clause edges and at the
-    reader's own."""
-    spans: list[tuple[int, int, int]] = []
-    ends = [m.end() for m in SENTENCE_BREAK.finditer(text)] + [len(text)]
-    sentence_start = 0
-    for number, sentence_end in enumerate(ends):
-        if sentence_end <= sentence_start:
-            continue
-        cuts = {
-            m.end()
-            for pattern in (CLAUSE_BREAK, breaks)
-            for m in pattern.finditer(text, sentence_start, sentence_end)
-        }
-        edges = sorted({sentence_start, *cuts, sentence_end})
-        spans += [
-            (number, a, b) for a, b in zip(edges, edges[1:], strict=False) if text[a:b].strip()
-        ]
-        sentence_start = sentence_end
-    return spans or [(0, 0, len(text))]
 
 
 def _tokens(text: str) -> list[_Token]:

@@ -13,13 +13,12 @@ from dataclasses import replace
 from functools import cache
 
 from graphs.common.reading import Role
+from graphs.common.text import sentences
 from graphs.medical import reader
 from graphs.medical.slots import SlotExtraction, SlotExtractor, SlotItem, normalise
 from knowledge.medical_bands import load_medical_bands
 from knowledge.medical_lexicon import load_medical_lexicon
 
-# Sentences: ends of sentences in both languages (a decimal point is no end).
-_BREAK = re.compile(r"(?<=[?!？])\s*|(?<!\d)\.(?!\d)\s*|\n+|(?<=[가-힣][요다죠까])(?=\s)")
 _QUESTION_EN = re.compile(
     r"^\s*(what|what's|whats|how|why|when|where|which|who|is|are|can|could|does|do|should|"
     r"would|will|may)\b",
@@ -43,10 +42,6 @@ _PERSONAL_KO = re.compile(
     # a clause that tells before it asks: "토하는데 어떻게 해요?", "전단계라고 하던데 …?"
     r"는데|던데|인데|은데|했는데|라고|래요|대요)"
 )
-
-
-def sentences(text: str) -> list[str]:
-    return [s for s in (part.strip() for part in _BREAK.split(text)) if s]
 
 
 def is_question(sentence: str) -> bool:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from graphs.common.text import clause_spans
 from graphs.medical import slot_shapes
 from knowledge.medical_lexicon import (
     Condition,
@@ -46,25 +47,7 @@ _NEVER = re.compile(r"(?!x)x")
 _NUMBER = re.compile(r"(?<![\d.])\d{1,4}(?:\.\d{1,3})?(?!\d)")
 # Blood pressure as a pair: "150/95", "150에 95" (but "150에서" is where it came from), "140 over 90".
 _PAIR = re.compile(r"(\d{2,3})\s*(?:/|에(?!서)|over|-)\s*(\d{2,3})(?!\d|\.\d)", re.I)  # "120/80."
-# A full stop ends a sentence, a decimal point does not; a Korean polite or plain sentence end
-# followed by a space ends one too ("있어요 혈압은…"), but not "둘 다 당뇨" or "필요 없어요".
-SENTENCE_BREAK = re.compile(
-    r"[!?;\n]+|(?<!\d)\.|\.(?!\d)|(?<=[가-힣][요다죠])(?<!필요)(?<!중요)(?=\s)"
-    r"|[ㅠㅜㅋㅎ\u1172\u116e\u110f\u1112]+"  # a run of crying or laughing ends what was being said ("37.8이에요ㅠ 남편은")
-)
 _VALUE_BREAK = re.compile(r"[!?;\n]|\.(?!\d)")
-# Clauses: Korean connective endings before a space (있고 , 없는데 , 있지만 , 아파서 — but
-# "…에서 " is a place), a comma after a predicate (not between listed nouns: "당뇨, 고혈압"),
-# and English conjunctions that start a new statement.
-CLAUSE_BREAK = re.compile(
-    r"(?<=[가-힣])(?:고|데|지만|면서|며|(?<!에)서|니까|다가|거나)(?=\s)"
-    r"|(?<=[요다고데음함임며서지])\s*,"
-    r"|\b(?:but|however|although|though|whereas|except|while)\b"
-    r"|,(?=\s*(?:but|and|i|i'm|he|she|my|though|although|so)\b)"
-    r"|\band\b(?=\s+(?:i|i'm|i've|he|she|my|has|have|had|takes?|took|is|was|am|gets?|got|also"
-    r"|then|no|not|never)\b)",
-    re.I,
-)
 # What may stand between two words that one cue covers: "당뇨, 고혈압은 없어요", "no fever or cough".
 _LIST_GAP = re.compile(
     r"^\s*(?:도|은|는|이|가)?\s*(?:,|/|및|또는|혹은|이랑|랑|하고|과|와|이나|나|or|and|nor)?\s*$",
@@ -356,20 +339,8 @@ def normalise(text: str) -> str:
 
 
 def _clauses(text: str) -> list[_Clause]:
-    """The message cut into sentences, and each sentence into clauses."""
-    clauses: list[_Clause] = []
-    sentence_start = 0
-    ends = [m.end() for m in SENTENCE_BREAK.finditer(text)] + [len(text)]
-    for number, sentence_end in enumerate(ends):
-        if sentence_end <= sentence_start and sentence_end != len(text):
-            continue
-        cut = sentence_start
-        for match in CLAUSE_BREAK.finditer(text, sentence_start, sentence_end):
-            clauses.append(_Clause(cut, match.end(), number))
-            cut = match.end()
-        clauses.append(_Clause(cut, sentence_end, number))
-        sentence_start = sentence_end
-    return [c for c in clauses if c.end > c.start] or [_Clause(0, len(text), 0)]
+    """The message cut into sentences, and each sentence into clauses (graphs/common/text.py)."""
+    return [_Clause(c.start, c.end, c.sentence) for c in clause_spans(text)]
 
 
 # --- the extractor --------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The safety pre-check: the rules of knowledge/safety.yaml matched against one message.
 
-The text is normalised (NFKC, lower case, one space), cut into clauses, and each clause is
-read two ways: Korean patterns see it without spaces, punctuation or emoji ("죽고 싶 어요"
+The text is normalised (NFKC, lower case, one space), cut into clauses where what is said
+turns (`graphs/common/text.py` `clauses(..., at="turn")`: a guard covers what is told in one
+breath), and each clause is read two ways: Korean patterns see it without spaces, punctuation or emoji ("죽고 싶 어요"
 reads "죽고싶어요"), English patterns see it with single spaces. A guard (past, hypothetical,
 a film...) cancels only its own clause, so "예전에 맞은 적 있어요 지금 또 때려요" still fires.
 Pure Python and `re`: it runs on every message before anything else.
@@ -22,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from graphs.common.text import clauses
 from knowledge.models import Patterns, SafetyRules
 
 _APOSTROPHES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "`": "'"})
@@ -29,18 +31,6 @@ _SPACES = re.compile(r"[^\S\n]+")  # runs of spaces and tabs, not line breaks
 _LINES = re.compile(r" ?\n[\s]*")
 _NOT_WORD = re.compile(r"[\W_]+")
 _ERASED = "|"  # what an idiom leaves behind: no pattern matches across it
-# Clause breaks: sentence punctuation (a full stop only before a space, so "죽.고.싶.어" stays
-# whole); a Korean sentence end (요/죠 before a space, as people write without full stops);
-# after a connective (는데, 지만: "예전엔 그랬는데 지금은") unless a number follows ("쟀는데
-# 320"); before 지금/방금; before English
-# "but"/"however".
-_CLAUSE_BREAK = re.compile(
-    r"[.!?…~]+(?=\s|$)|[;,\n。！？]+"
-    r"|(?<=[요죠])\s+"
-    r"|(?<=는데|인데|은데|던데|지만)(?!\s*\d)"
-    r"|(?=지금|방금)"
-    r"|\s+(?=(?:but|however|although|though)\b)"
-)
 _NUMBER = "(?<!\\d){}(?!\\d)"
 # Words that soften without changing what is said ("발목이 좀 부었어요"): left out of the
 # Korean reading, as whole words only.
@@ -137,15 +127,15 @@ class SafetyCheck:
 
     def read(self, text: str) -> Trace:
         """The term and guard names of each clause of `text` that names a term."""
-        clauses = []
+        named = []
         for clause in self._clauses(text):
             found = frozenset(n for n, t in self._terms.items() if t.search(clause))
             if found:  # a clause naming no term adds nothing, whatever guards it holds
                 guards = frozenset(
                     n for n, g in self._guards.items() if g.search(clause, whole=True)
                 )
-                clauses.append((found, guards))
-        return Trace(tuple(clauses))
+                named.append((found, guards))
+        return Trace(tuple(named))
 
     def check(
         self,
@@ -220,15 +210,14 @@ class SafetyCheck:
         spaced = normalise(text)
         if self._idioms_en:
             spaced = self._idioms_en.sub(_ERASED, spaced)
-        clauses = []
-        for part in _CLAUSE_BREAK.split(spaced):
-            part = part.strip()
+        found = []
+        for part in clauses(spaced, at="turn"):
             compact = _NOT_WORD.sub("", " ".join(w for w in part.split() if w not in _FILLERS))
             if self._idioms_ko:
                 compact = self._idioms_ko.sub(_ERASED, compact)
             if compact:
-                clauses.append(_Clause(part, compact, _NOT_WORD.sub("", part)))
-        return clauses
+                found.append(_Clause(part, compact, _NOT_WORD.sub("", part)))
+        return found
 
 
 # How long a sign said in one message counts with the next ones, and a crisis lasts unless the

@@ -2,7 +2,13 @@
 as integer KRW.
 
 A bare number is no amount: only a money unit, 만/억/조 or an English multiplier makes one, so
-counts, years and dates in the same message are not read as money.
+counts, years and dates in the same message are not read as money. One rule reads free text and
+answers alike: a number that could also be a word or a count — a numeral written in Hangul
+without 원 ("이천만", "삼만"), or "thousand" without a currency — is an amount when it is shaped
+like one (a run of number words: "이천만", "이억 삼천"; or 억/조: "이억") or something says it is
+money: a money word in its clause ("보증금", "빌려줬", "owe"), or the question it answers. Three
+such numerals are also everyday words ("이만 가볼게요", "오만하다", "일만 했어요"): the question
+vouches for them only when they stand alone as the answer ("이만이요", "오만 정도요").
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from graphs.common.normalize.numbers import (
     single,
     to_int,
 )
+from graphs.common.text import clause_spans
 
 _K = "일이삼사오육칠팔구"
 _ARABIC = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
@@ -46,43 +53,85 @@ _COUNTED_AFTER = re.compile(
     r"\s?(?:명|개(?!인)|건(?!물)|살|년|개월|달(?!러)|번(?!호)|회(?!사)|평|마리|가구|시간|km|킬로|"
     r"(?i:people|persons|users|times|years|views|km)\b)"
 )
-# What may follow a numeral written only in Hangul for it to be an amount in an answer
-# ("이천만이요"), so that words like '이만큼' or '오만하다' are not read as 20,000 / 50,000.
+# What may follow a numeral written only in Hangul for it to be an amount ("이천만이요"), so
+# that words like '이만큼', '천만에요', '천만다행' or '오만하다' are not read as 10,000s.
 _ANSWER_TAIL = re.compile(
     r"\s|$|[.,!?~)]|이요|이에요|이예요|예요|요|입니다|이고|이나|이상|이하|정도|쯤|가량|넘게|밖에|"
     r"까지|이|은|는|을|도"
 )
+# The rest of an answer that is only its amount: particles, a copula, "about", a hedge.
+_ANSWER_END = re.compile(
+    r"(?:\s*(?:이요|이에요|이예요|예요|에요|요|입니다|이었어요|였어요|이고|이나|이상|이하|정도|쯤|"
+    r"가량|넘게|넘어요|밖에|까지|이|은|는|을|도|인데|인가|인\s?것\s?같아요|같아요|같은데|일걸요|"
+    r"일\s?거예요|될\s?거예요|됩니다|돼요|되요|였던\s?것\s?같아요|약|대략|정확히|원래|"
+    r"[.,!?~)ㅠㅜ]+))*\s*$"
+)
+# Words that say a number is money: what is lent, owed, paid or lost.
+_MONEY_WORD = re.compile(
+    r"돈|금액|보증금|월세|전세|대출|빚|채무|빌려|빌린|빌렸|갚|송금|입금|이체|계좌|합의금|위자료|"
+    r"손해|피해액|변제|월급|임금|급여|퇴직금|수당|가격|비용|요금|잔금|계약금|대금|벌금|수수료|"
+    r"떼였|떼인|떼먹|현금|만원|억원|(?i:\b(?:money|won|krw|pay|paid|owe[sd]?|loan|lent|borrow\w*"
+    r"|deposit|rent|salary|wages?|fee|cost|price|debt|refund|fine|compensation|dollars?)\b)"
+)
+# A numeral of at least this many Hangul syllables is a run of number words ("이천만", "오십만",
+# "이억 삼천"), shaped like an amount; a shorter one is a single word ("삼만", "이억").
+_RUN_SYLLABLES = 3
+# One-word numerals that are also everyday words: 이만 "this much, now", 오만 "arrogance",
+# 일만 "only work".
+_EVERYDAY_WORDS = frozenset({"이만", "오만", "일만"})
 
 
-def _amounts(text: str, *, lenient: bool) -> list[Match]:
-    """Amounts in `text`; `lenient` also accepts Hangul-only numerals like '이천만' without 원."""
+def find_amounts(text: str, *, asked: bool = False) -> list[Match]:
+    """Every amount of money in `text`, in order. `asked`: the text answers a question about an
+    amount, which says that the amount it gives is money (see the module's rule)."""
     found: list[Match] = []
     for m in _AMOUNT.finditer(text):
-        num, trail = m["num"], m["trail"]
-        currency = bool(m["unit"] or m["prefix"])
-        korean_only = not any(c.isdigit() for c in num)
-        if m["mult"]:
-            if m["mult"].lower() == "thousand" and not (currency or lenient):
-                continue
-        elif not any(c in BIG_UNITS for c in num):
-            if not currency or (korean_only and not any(c in SMALL_UNITS for c in num)):
-                continue  # a bare '300' is ambiguous; '사원' is an employee, not 4 won
-        elif korean_only and not currency:
-            if (
-                not lenient
-                or len(num.replace(" ", "")) < 2
-                or not _ANSWER_TAIL.match(text, m.end())
-            ):
-                continue
-        if not currency and _COUNTED_AFTER.match(text, m.end()):
+        if not _counts(text, m, asked=asked):
             continue
-        value = _amount_value(num, m["mult"], trail if not m["unit"] else None)
+        value = _amount_value(m["num"], m["mult"], m["trail"] if not m["unit"] else None)
         if value is None:
             continue
         if m["sign"]:
             value = -value
         found.append(Match(to_int(value), m.start(), m.end()))
     return found
+
+
+def _counts(text: str, m: re.Match[str], *, asked: bool) -> bool:
+    """Whether the numeral `m` is an amount of money in `text` (the module's one rule)."""
+    num = m["num"]
+    currency = bool(m["unit"] or m["prefix"])
+    if not currency and _COUNTED_AFTER.match(text, m.end()):
+        return False  # '3만 명', '2 million people'
+    if currency:
+        # '사원' is an employee, not 4 won: a Hangul numeral with 원 needs a unit of its own.
+        return any(c.isdigit() or c in SMALL_UNITS or c in BIG_UNITS for c in num) or bool(
+            m["mult"]
+        )
+    if m["mult"]:
+        return m["mult"].lower() != "thousand" or asked or _money_word(text, m)
+    if not any(c in BIG_UNITS for c in num):
+        return False  # a bare '300' or '삼천' is ambiguous
+    if any(c.isdigit() for c in num):
+        return True  # '300만', '2억 5천'
+    syllables = len(num.replace(" ", ""))
+    if syllables < 2 or not _ANSWER_TAIL.match(text, m.end()):
+        return False  # '만약', '이만큼', '천만에요', '오만하다'
+    if syllables >= _RUN_SYLLABLES or not num.endswith("만") or _money_word(text, m):
+        return True  # '이천만', '이억 삼천', '이억', '돈은 삼만 빌려줬어요'
+    if not asked:
+        return False  # '삼만' alone in a story: a count as often as money
+    return num not in _EVERYDAY_WORDS or bool(_ANSWER_END.match(text, m.end()))
+
+
+def _money_word(text: str, m: re.Match[str]) -> bool:
+    """Whether a word of money stands next to the numeral, in its clause ("돈은 이만 빌려줬어요";
+    not "보증금 얘기는 됐고 | 이만 가볼게요")."""
+    clause = next((c for c in clause_spans(text) if c.start <= m.start() < c.end), None)
+    start, end = (clause.start, clause.end) if clause else (0, len(text))
+    return bool(
+        _MONEY_WORD.search(text, start, m.start()) or _MONEY_WORD.search(text, m.end(), end)
+    )
 
 
 def _amount_value(num: str, mult: str | None, trail: str | None) -> Decimal | None:
@@ -101,12 +150,8 @@ def _amount_value(num: str, mult: str | None, trail: str | None) -> Decimal | No
     return korean_number(num)
 
 
-def find_amounts(text: str) -> list[Match]:
-    """Every amount of money in free text that carries a money unit (원/만/억/천만/won/KRW/million ...)."""
-    return _amounts(text, lenient=False)
-
-
 def parse_amount(text: str) -> int | None:
-    """The single amount of money (integer KRW) in an answer, or None when there is none."""
-    value = single(_amounts(text, lenient=True))
+    """The single amount of money (integer KRW) in an answer to a question about an amount, or
+    None when there is none or the answer gives two."""
+    value = single(find_amounts(text, asked=True))
     return value if isinstance(value, int) else None
