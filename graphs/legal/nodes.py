@@ -325,7 +325,10 @@ async def settle_answer(
     cheaply), and the answer is read once; the next question is the next step."""
     asked = {**state, "answer": reply, "asking": key, "outbox": [], "invalid": None}
     updates = await validate_answer(asked, ctx)  # type: ignore[arg-type]
-    return {"last_input_id": reply.get("id"), "asking": key, "outbox": [], **updates}
+    updates = {"last_input_id": reply.get("id"), "asking": key, "outbox": [], **updates}
+    # Only what changed is written: a channel written again with its value is checkpointed
+    # again (a new blob per channel on PostgreSQL) for nothing.
+    return {k: v for k, v in updates.items() if k not in state or state.get(k) != v}
 
 
 class Miss(StrEnum):
