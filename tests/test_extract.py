@@ -443,3 +443,107 @@ def test_a_value_said_unsure_is_told_from_a_plain_one(knowledge: Knowledge, text
     from graphs.legal.nodes import _unsure
 
     assert _unsure(knowledge, text) is unsure
+
+
+# --- the compiled option matcher reads as the word-by-word one did ----------------------------
+
+
+_NEGATING = frozenset({"안", "못", "않", "없", "아니", "싫", "말"})
+
+
+def _says_lemmas_word_by_word(said: tuple[tuple[str, str], ...], word: str) -> bool:
+    """An option word's lemmas in order in the message's, as read before they were compiled."""
+    from graphs.legal.extract import _lemma_seq
+
+    if not any("가" <= ch <= "힣" for ch in word):
+        return False
+    wanted = [lemma for lemma, _ in _lemma_seq(word)]
+    if len(wanted) < 2 or not any(tag.startswith(("VV", "VA")) for _, tag in _lemma_seq(word)):
+        return False
+    lemmas_said = [lemma for lemma, _ in said]
+    for start, lemma in enumerate(lemmas_said):
+        if lemma != wanted[0]:
+            continue
+        at, gaps = start, 0
+        for need in wanted[1:]:
+            nxt = at + 1
+            while (
+                nxt < len(lemmas_said)
+                and lemmas_said[nxt] != need
+                and gaps < 1
+                and lemmas_said[nxt] not in _NEGATING
+            ):
+                nxt, gaps = nxt + 1, gaps + 1
+            if nxt >= len(lemmas_said) or lemmas_said[nxt] != need:
+                break
+            at = nxt
+        else:
+            before = lemmas_said[start - 1] if start else ""
+            after = lemmas_said[at + 1] if at + 1 < len(lemmas_said) else ""
+            if before not in _NEGATING and after not in _NEGATING:
+                return True
+    return False
+
+
+def _word_by_word(spec, lowered: str) -> list[str]:
+    """`match_options` as it read before its words were compiled: every word of every option
+    looked for, then every word's lemmas against the message's (Kiwi), one word at a time."""
+    from graphs.legal.extract import _lemma_seq, _spans
+
+    spans = {v: [s for w in words for s in _spans(lowered, w)] for v, words in spec.option_words}
+    spans = {v: own for v, own in spans.items() if own}
+    if not spans and any("가" <= ch <= "힣" for ch in lowered):
+        said = _lemma_seq(lowered)
+        for value, words in spec.option_words:
+            if value not in spans and any(_says_lemmas_word_by_word(said, w) for w in words):
+                spans[value] = [(-1, -1)]
+    found = []
+    for value, own in spans.items():
+        longer = [o for other, os in spans.items() if other != value for o in os]
+        if any(
+            not any(o[0] <= s[0] and s[1] <= o[1] and o[1] - o[0] > s[1] - s[0] for o in longer)
+            for s in own
+        ):
+            found.append(value)
+    return found
+
+
+def test_compiled_option_words_match_as_the_words_one_by_one(
+    extractor: FactExtractor, knowledge: Knowledge
+) -> None:
+    """Every choice field's every option word, as said, negated and among other words, is read
+    as the word-by-word matcher read it (as written, and by lemmas in other endings)."""
+    checked = 0
+    for sub_type, spec_of in knowledge.k2.sub_types.items():
+        for key in (req.key for req in spec_of.required_fields()):
+            spec = knowledge.k2.field(sub_type, key)
+            if spec.kind not in ("choice", "multi_choice"):
+                continue
+            words = [w for _, ws in spec.option_words for w in ws]
+            texts = [f"{w}" for w in words] + [f"음 {w} 없어요" for w in words[:3]]
+            texts += [" ".join(words[i : i + 2]) for i in range(0, len(words), 2)]
+            texts += ["모르겠어요", "네", "300만원", "카톡이랑 녹음 있어요", "아니요"]
+            for text in texts:
+                lowered = text.lower()
+                assert extractor.match_options(spec, lowered) == _word_by_word(spec, lowered), (
+                    sub_type,
+                    key,
+                    text,
+                )
+                checked += 1
+    assert checked > 1000
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("제가 키운다니까요", ["me"]),  # the words of "제가 키우" in another ending
+        ("제가 안 키울래요", []),  # negated between: no option
+        ("남편이 키울 거예요", ["other_parent"]),
+    ],
+)
+def test_an_option_said_in_other_endings_is_read_by_its_lemmas(
+    extractor: FactExtractor, knowledge: Knowledge, text: str, expected: list[str]
+) -> None:
+    spec = knowledge.k2.field("DIVORCE", "custody_wish")
+    assert extractor.match_options(spec, text.lower()) == expected

@@ -281,8 +281,48 @@ async def test_photo_during_evidence_question_is_recorded(driver: Driver) -> Non
 def test_routers_raise_on_impossible_states() -> None:
     with pytest.raises(RoutingError):
         route_after_classification({"candidates": None})
-    with pytest.raises(RoutingError):
-        route_after_collection({"asking": "amount", "answer": None})
+    with pytest.raises(RoutingError):  # an answer found invalid while nothing was asked
+        route_after_collection({"asking": None, "invalid": {"field": "amount", "reason": "x"}})
+    assert route_after_collection({"asking": None}) == "SUMMARY"
+    assert route_after_collection({"asking": "amount", "invalid": None}) == "FACT_COLLECTION"
+    assert route_after_collection({"asking": "amount", "invalid": {"field": "amount"}}) == (
+        "RE_QUESTION"
+    )
+
+
+async def test_an_answer_and_the_next_question_are_two_graph_steps(driver: Driver) -> None:
+    """The node that asked reads the answer when it resumes; the next question is one step."""
+    await driver.send("인터넷 중고거래에서 사기를 당했어요. 돈만 받고 물건을 안 보내요")
+    ctx = Context(knowledge=driver.knowledge, brain=driver.brain, lang="ko", now=NOW)
+
+    async def steps(answer: dict[str, str]) -> list[str]:
+        driver.turns += 1
+        resume = Command(resume={**answer, "id": str(driver.turns)})
+        ran = []
+        async for event in driver.graph.astream(
+            resume, driver.config, context=ctx, stream_mode="tasks", durability="exit"
+        ):
+            if "input" in event:  # a task started
+                ran.append(event["name"])
+        return ran
+
+    async def asked() -> tuple[str, str]:
+        waiting = (await driver.graph.aget_state(driver.config)).tasks[0].interrupts[0].value
+        return waiting["state"], waiting["field"]
+
+    pressed = {"kind": "choice", "data": "a:party_role:victim"}
+    assert await steps(pressed) == ["FACT_COLLECTION", "FACT_COLLECTION"]  # read, next asked
+    assert await asked() == ("FACT_COLLECTION", "incident_date")
+    future = {"kind": "text", "text": "2027년 5월 1일"}
+    assert await steps(future) == ["FACT_COLLECTION", "RE_QUESTION"]  # invalid: asked again
+    assert await asked() == ("RE_QUESTION", "incident_date")
+    assert await steps({**future, "text": "2028년 1월"}) == ["RE_QUESTION", "RE_QUESTION"]
+    assert await steps({"kind": "text", "text": "지난달"}) == ["RE_QUESTION", "FACT_COLLECTION"]
+    values = await driver.values()
+    assert values["facts"]["party_role"] == "victim"
+    assert values["facts"]["incident_date"] == "2026-10"
+    assert values["attempts"]["incident_date"] == 2
+    assert (await asked())[0] == "FACT_COLLECTION"
 
 
 async def test_unsure_rules_get_retrieved_candidates_from_the_knowledge_base(

@@ -7,6 +7,7 @@ out of the record (taken back, of another event, said in a supposition).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import replace
@@ -120,15 +121,21 @@ def _lemma_seq(text: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-def _says_lemmas(said: tuple[tuple[str, str], ...], word: str) -> bool:
-    """Whether an option word with a verb ("제가 키우", "떼인 쪽") is said in other endings:
-    its lemmas in order, at most one word between, and not negated right after (안 키워요)."""
+def _verb_lemmas(word: str) -> tuple[str, ...] | None:
+    """The lemmas of an option word that has a verb and can be said in other endings ("제가
+    키우", "떼인 쪽"); None for any other word (most: a noun, one word, a Latin word)."""
     if not _HANGUL.search(word):
-        return False
-    wanted = [lemma for lemma, _ in _lemma_seq(word)]
-    if len(wanted) < 2 or not any(tag.startswith(_VERB_TAGS) for _, tag in _lemma_seq(word)):
-        return False
-    lemmas_said = [lemma for lemma, _ in said]
+        return None
+    seq = _lemma_seq(word)
+    if len(seq) < 2 or not any(tag.startswith(_VERB_TAGS) for _, tag in seq):
+        return None
+    return tuple(lemma for lemma, _ in seq)
+
+
+def _says_lemmas(lemmas_said: list[str], wanted: tuple[str, ...]) -> bool:
+    """Whether an option word with a verb ("제가 키우", "떼인 쪽"; `wanted`: its `_verb_lemmas`)
+    is said in other endings: its lemmas in order, at most one word between, and not negated
+    right after (안 키워요)."""
     for start, lemma in enumerate(lemmas_said):
         if lemma != wanted[0]:
             continue
@@ -182,6 +189,36 @@ def _words_of(by_lang: dict[str, list[str]]) -> tuple[str, ...]:
     return tuple(w.lower() for words in by_lang.values() for w in words)
 
 
+def _any_of(words: list[str]) -> re.Pattern[str]:
+    """One pattern that finds any of the words as written: `pattern.search(text)` is exactly
+    `any(word in text for word in words)`, in one pass of the regex engine."""
+    if not words:
+        return re.compile(r"(?!)")  # never matches, as any() of nothing
+    return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)))
+
+
+@dataclasses.dataclass(frozen=True)
+class _OptionMatcher:
+    """A choice field's option words compiled once: a pattern that finds whether any of them
+    is written at all (most messages name no option of most fields, and then no word is looked
+    for one by one), and the words that can be said in other endings, by their lemmas."""
+
+    said: re.Pattern[str]  # any option word as written (a superset of what `_spans` finds)
+    by_lemmas: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]  # (value, lemma sequences)
+
+    @classmethod
+    def of(cls, spec: FieldSpec) -> _OptionMatcher:
+        by_lemmas = []
+        for value, words in spec.option_words:
+            wanted = tuple(w for w in map(_verb_lemmas, words) if w is not None)
+            if wanted:
+                by_lemmas.append((value, wanted))
+        return cls(
+            said=_any_of([w for _, words in spec.option_words for w in words]),
+            by_lemmas=tuple(by_lemmas),
+        )
+
+
 class FactExtractor:
     """Extracts a sub-type's facts from Korean or English text with the K2 field definitions."""
 
@@ -217,6 +254,12 @@ class FactExtractor:
         self._approx_after = re.compile(
             rf"\s?(?:{after or '(?!x)x'})(?:(?![a-z가-힣])|(?=[에이요은는도로인]))"
         )
+        # The word lists compiled once (see `_any_of`), and each choice field's options on
+        # first use (K2 field specs are made once per sub-type and field: keyed by identity).
+        self._unknown_said = _any_of(self._unknown)
+        self._other_events_said = _any_of(self._other_events)
+        self._emotions_said = _any_of([cue for _, cue in self._emotions])
+        self._option_matchers: dict[int, tuple[FieldSpec, _OptionMatcher]] = {}
 
     # --- public -----------------------------------------------------------------------------
 
@@ -430,17 +473,22 @@ class FactExtractor:
         A mention inside a longer mention of another option does not count: "medical
         certificate" is a medical record, not also a certificate.
         """
-        spans = {
-            value: [s for w in words for s in _spans(lowered, w)]
-            for value, words in spec.option_words
-        }
+        matcher = self._options_of(spec)
+        spans = (
+            {
+                value: [s for w in words if w in lowered for s in _spans(lowered, w)]
+                for value, words in spec.option_words
+            }
+            if matcher.said.search(lowered)
+            else {}
+        )
         spans = {value: own for value, own in spans.items() if own}  # most options: not said
-        if not spans and _HANGUL.search(lowered):
+        if not spans and matcher.by_lemmas and _HANGUL.search(lowered):
             # Nothing said as written: "제가 키운다니까요" for "제가 키우", by the option's
             # words' lemmas in order (a fallback: it never adds a second option to one said)
-            said = _lemma_seq(lowered)
-            for value, words in spec.option_words:
-                if value not in spans and any(_says_lemmas(said, w) for w in words):
+            said = [lemma for lemma, _ in _lemma_seq(lowered)]
+            for value, wanted in matcher.by_lemmas:
+                if value not in spans and any(_says_lemmas(said, w) for w in wanted):
                     spans[value] = [(-1, -1)]
         found = []
         for value, own in spans.items():
@@ -453,6 +501,13 @@ class FactExtractor:
         return found
 
     # --- helpers ----------------------------------------------------------------------------
+
+    def _options_of(self, spec: FieldSpec) -> _OptionMatcher:
+        """The field's option words compiled, once per field spec."""
+        known = self._option_matchers.get(id(spec))
+        if known is None or known[0] is not spec:
+            known = self._option_matchers[id(spec)] = (spec, _OptionMatcher.of(spec))
+        return known[1]
 
     @staticmethod
     def _head_option(spec: FieldSpec, lowered: str, matches: list[str]) -> list[str]:
@@ -721,6 +776,8 @@ class FactExtractor:
         head = boundaries[-1].end() if boundaries else 0
         tail = _CLAUSE_BOUNDARY.search(lowered, end)
         clause = lowered[head : tail.end() if tail else len(lowered)]
+        if not self._other_events_said.search(clause):
+            return False  # (the common case: no such word at all)
         owned = {cue.lower() for cue in own}
         return any(word in clause and word not in owned for word in self._other_events)
 
@@ -798,13 +855,15 @@ class FactExtractor:
         return (now.year - year) * 12 + now.month - month
 
     def _says_unknown(self, lowered: str) -> bool:
-        return any(word in lowered for word in self._unknown)
+        return self._unknown_said.search(lowered) is not None
 
     def _says_none(self, text: str) -> bool:
         return normalize.parse_yes_no(text, yes=[], no=self._no) is False
 
     def _emotions_in(self, lowered: str) -> tuple[dict[str, str], ...]:
         seen: dict[str, str] = {}
+        if not self._emotions_said.search(lowered):
+            return ()
         for kind, cue in self._emotions:
             if kind not in seen and cue in lowered:
                 seen[kind] = cue

@@ -1,7 +1,10 @@
 """The legal intake graph.
 
-INIT → CASE_CLASSIFICATION (→ CONFIRM_CASE_TYPE)* → FACT_COLLECTION → VALIDATION
-     → (RE_QUESTION → VALIDATION)* → FACT_COLLECTION … → SUMMARY → COMPLETED
+INIT → CASE_CLASSIFICATION (→ CONFIRM_CASE_TYPE)* → FACT_COLLECTION (→ RE_QUESTION)*
+     → FACT_COLLECTION … → SUMMARY → COMPLETED
+
+FACT_COLLECTION and RE_QUESTION ask, wait (interrupt) and, when the answer comes, validate it in
+the same step: an answer and the next question are two steps.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ def build_graph() -> StateGraph:
     graph.add_node("CASE_CLASSIFICATION", nodes.classify_case)
     graph.add_node("CONFIRM_CASE_TYPE", nodes.confirm_case_type)
     graph.add_node("FACT_COLLECTION", nodes.ask_next_fact)
-    graph.add_node("VALIDATION", nodes.validate_answer)
     graph.add_node("RE_QUESTION", nodes.ask_again)
     graph.add_node("SUMMARY", nodes.write_summary)
     graph.add_node("COMPLETED", nodes.close_intake)
@@ -33,8 +35,7 @@ def build_graph() -> StateGraph:
     graph.add_conditional_edges("CASE_CLASSIFICATION", on_loop(routing.route_after_classification))
     graph.add_conditional_edges("CONFIRM_CASE_TYPE", on_loop(routing.route_after_confirmation))
     graph.add_conditional_edges("FACT_COLLECTION", on_loop(routing.route_after_collection))
-    graph.add_conditional_edges("VALIDATION", on_loop(routing.route_after_validation))
-    graph.add_edge("RE_QUESTION", "VALIDATION")
+    graph.add_conditional_edges("RE_QUESTION", on_loop(routing.route_after_re_question))
     graph.add_edge("SUMMARY", "COMPLETED")
     graph.add_edge("COMPLETED", END)
     return graph

@@ -289,7 +289,8 @@ async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dic
 
 
 async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Ask for the first required fact not yet given nor unknown; finish when there is none."""
+    """Ask for the first required fact not yet given nor unknown, and settle the answer when it
+    comes (`settle_answer`); finish when there is none."""
     ctx = runtime.context
     kn, lang = ctx.knowledge, ctx.lang
     sub_type, facts = state["sub_type"], state.get("facts", {})
@@ -312,7 +313,21 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
         ask = prompts.question_for(kn, spec, state, key, lang)
     outbox = [*state.get("outbox", []), ask]
     reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
-    return {**received(reply), "asking": key, "outbox": []}
+    return await settle_answer(state, reply, key, ctx)
+
+
+async def settle_answer(
+    state: LegalState, reply: dict[str, Any], key: str, ctx: Context
+) -> dict[str, Any]:
+    """The updates of an answer to the question about `key`, read and applied in the step that
+    received it: the node that asked resumes from its start (the question is only built again,
+    cheaply), and the answer is read once; the next question is the next step."""
+    asked = {**state, "answer": reply, "asking": key, "outbox": [], "invalid": None}
+    updates = await validate_answer(asked, ctx)  # type: ignore[arg-type]
+    updates = {"last_input_id": reply.get("id"), "asking": key, "outbox": [], **updates}
+    # Only what changed is written: a channel written again with its value is checkpointed
+    # again (a new blob per channel on PostgreSQL) for nothing.
+    return {k: v for k, v in updates.items() if k not in state or state.get(k) != v}
 
 
 class Miss(StrEnum):
@@ -336,9 +351,7 @@ class _Answer:
     outbox: list[Message]
     asides: list[dict[str, Any]]
     at: str
-    update: dict[str, Any] = dataclasses.field(
-        default_factory=lambda: {"answer": None, "invalid": None}
-    )
+    update: dict[str, Any] = dataclasses.field(default_factory=lambda: {"invalid": None})
     confirming: bool = False  # a change shown to confirm was passed over by this message
     value: Any = None  # the asked field's value
     reason: str | None = None  # why there is none (a Miss or the extractor's code)
@@ -366,10 +379,10 @@ class _Answer:
         return {**self.update, **extra}
 
 
-async def validate_answer(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Settle a confirmation that was waiting, else read the answer, then apply it: store every
-    fact it gives and decide whether the question comes again."""
-    ctx = runtime.context
+async def validate_answer(state: LegalState, ctx: Context) -> dict[str, Any]:
+    """Settle a confirmation that was waiting, else read the answer (`state["answer"]`, to the
+    question about `state["asking"]`), then apply it: store every fact it gives and decide
+    whether the question comes again (`invalid`)."""
     kn, lang, answer = ctx.knowledge, ctx.lang, state.get("answer") or {}
     work = _Answer.of(state, ctx)
     if answer.get("kind") == "file":
@@ -865,7 +878,8 @@ def _record_file(
 
 
 async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Say why the last answer could not be used and ask the same question again."""
+    """Say why the last answer could not be used, ask the same question again, and settle the
+    answer when it comes (`settle_answer`)."""
     ctx = runtime.context
     kn, lang = ctx.knowledge, ctx.lang
     invalid, sub_type = state["invalid"], state["sub_type"]
@@ -874,10 +888,8 @@ async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, A
     reason = prompts.reason_text(kn, sub_type, invalid, lang, again=again)
     spec = ctx.knowledge_base.question(sub_type, key)
     ask = prompts.question_for(kn, spec, state, key, lang, reason=reason)
-    reply = interrupt(
-        waiting(kn, state, [*state.get("outbox", []), ask], "RE_QUESTION", invalid["field"])
-    )
-    return {**received(reply), "outbox": [], "invalid": None, "asking": invalid["field"]}
+    reply = interrupt(waiting(kn, state, [*state.get("outbox", []), ask], "RE_QUESTION", key))
+    return await settle_answer(state, reply, key, ctx)
 
 
 async def write_summary(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:

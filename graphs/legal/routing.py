@@ -36,15 +36,18 @@ def route_after_confirmation(
     return "CONFIRM_CASE_TYPE"
 
 
-def route_after_collection(state: LegalState) -> Literal["VALIDATION", "SUMMARY"]:
-    """Validate an answer; summarise when nothing is left to ask."""
+def route_after_collection(
+    state: LegalState,
+) -> Literal["FACT_COLLECTION", "RE_QUESTION", "SUMMARY"]:
+    """After an answer was settled: re-ask an invalid one, else ask the next missing fact;
+    summarise when nothing was left to ask."""
     if state.get("asking") is None:
+        if state.get("invalid"):
+            raise RoutingError("an answer was found invalid while no field was asked")
         return "SUMMARY"
-    if state.get("answer") is None:
-        raise RoutingError("a field was asked but no answer arrived")
-    return "VALIDATION"
+    return "RE_QUESTION" if state.get("invalid") else "FACT_COLLECTION"
 
 
-def route_after_validation(state: LegalState) -> Literal["RE_QUESTION", "FACT_COLLECTION"]:
-    """Re-ask an invalid answer; otherwise ask the next missing fact."""
+def route_after_re_question(state: LegalState) -> Literal["RE_QUESTION", "FACT_COLLECTION"]:
+    """After a re-asked answer was settled: re-ask it while invalid, else ask the next fact."""
     return "RE_QUESTION" if state.get("invalid") else "FACT_COLLECTION"
