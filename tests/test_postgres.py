@@ -207,6 +207,10 @@ async def test_a_database_of_the_previous_migration_is_upgraded_with_nothing_los
         await repo.set_lang(engine=records, chat_id=42, lang="ko", chosen=True)
         view = await repo.chat_view(engine=records, chat_id=42)
         assert view.lang == "ko" and view.lang_chosen
+        # 0008: an old session has spent no model tokens, and new ones are added to it
+        await repo.write_turn(engine=records, chat_id=42, tokens=("s1", 120, 30))
+        session = await repo.open_session(engine=records, chat_id=42)
+        assert (session.llm_prompt_tokens, session.llm_completion_tokens) == (120, 30)
     finally:
         await records.dispose()
 

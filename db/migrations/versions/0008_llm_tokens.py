@@ -21,16 +21,17 @@ COLUMNS = ("llm_prompt_tokens", "llm_completion_tokens")
 def upgrade() -> None:
     # A database made before migrations gets its tables from the current models when it is
     # brought to 0001 (db/migrate.py): its chatsession may have the columns already.
+    # A plain ADD COLUMN on both databases: SQLite's batch mode would copy chatsession into a
+    # new table, which the foreign keys of the case tables refuse.
     have = {c["name"] for c in sa.inspect(op.get_bind()).get_columns("chatsession")}
-    with op.batch_alter_table("chatsession") as batch:
-        for name in COLUMNS:
-            if name not in have:
-                batch.add_column(
-                    sa.Column(name, sa.Integer(), nullable=False, server_default=sa.text("0"))
-                )
+    for name in COLUMNS:
+        if name not in have:
+            op.add_column(
+                "chatsession",
+                sa.Column(name, sa.Integer(), nullable=False, server_default=sa.text("0")),
+            )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("chatsession") as batch:
-        for name in COLUMNS:
-            batch.drop_column(name)
+    for name in COLUMNS:
+        op.drop_column("chatsession", name)
