@@ -150,8 +150,12 @@ class LocalServer:
     once it printed its address and answers `/health`, waited for at most `tests.support.WAIT`
     seconds (joining the model the first time, then loading it). Killed on leaving."""
 
-    def __init__(self, log: Path, *, threads: int = 2, ctx: int = 4096) -> None:
-        self.log, self.threads, self.ctx = log, threads, ctx
+    def __init__(
+        self, log: Path, *, threads: int = 2, ctx: int = 4096, max_tokens: int = 512
+    ) -> None:
+        # A reading is at most a few hundred tokens; this small model sometimes lists clauses on
+        # and on, and at about 5 tokens a second on two busy cores that would cost minutes.
+        self.log, self.threads, self.ctx, self.max_tokens = log, threads, ctx, max_tokens
         self.process: subprocess.Popen[bytes] | None = None
         self.address = ""
         self.load_seconds = 0.0
@@ -166,6 +170,7 @@ class LocalServer:
         root = Path(__file__).resolve().parent.parent
         command = [sys.executable, "-m", "tests.llm_model", "serve", "--port", "0"]
         command += ["--threads", str(self.threads), "--ctx", str(self.ctx)]
+        command += ["--max-tokens", str(self.max_tokens)]
         started = time.monotonic()
         with self.log.open("wb") as out:
             self.process = subprocess.Popen(
@@ -178,6 +183,7 @@ class LocalServer:
             self.__exit__()
             raise
         self.load_seconds = time.monotonic() - started
+        print(f"llm server ready in {self.load_seconds:.1f} s", file=sys.stderr)
         return self
 
     def __exit__(self, *_exc: object) -> None:
