@@ -30,10 +30,11 @@ from knowledge.kb import KnowledgeBase, open_index
 from knowledge.loader import Knowledge, default_knowledge
 
 ROOT = Path(__file__).resolve().parent.parent
-# Fixtures that start a server, directly or through a fixture they use: PostgreSQL, and `fake`,
+# Fixtures that start a server, directly or through a fixture they use: PostgreSQL, `fake`,
 # the fake Bot API or OpenAI-compatible server on 127.0.0.1 of the modules that have one (the
-# index tests call theirs `fake_server`). A test using one is `slow`.
-SERVER_FIXTURES = frozenset({"postgres_server", "fake", "fake_server"})
+# index tests call theirs `fake_server`), and the real model's llama.cpp server. A test using
+# one is `slow`.
+SERVER_FIXTURES = frozenset({"postgres_server", "fake", "fake_server", "llm_server"})
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m "not slow" deselects
@@ -44,8 +45,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
-def no_outside_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any connection to a host other than loopback fails loudly."""
+def no_outside_network(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any connection to a host other than loopback fails loudly (except the `llm` tier's, when
+    INTAKE_LLM_BASE_URL points it at a server elsewhere)."""
+    if request.node.get_closest_marker("llm") and os.environ.get("INTAKE_LLM_BASE_URL"):
+        return
     real_connect = socket.socket.connect
 
     def guarded(self: socket.socket, address: object) -> object:
@@ -184,3 +188,28 @@ def postgres_server():
 def postgres_url(postgres_server) -> str:
     """A fresh database of the session's server, per test."""
     return postgres_server.create_database(f"t_{uuid.uuid4().hex[:12]}")
+
+
+@pytest.fixture(scope="session")
+def llm_server(tmp_path_factory: pytest.TempPathFactory):
+    """The `llm` tier's OpenAI-compatible endpoint: the packaged model served by llama.cpp in a
+    process of its own on 127.0.0.1 (tests/llm_model.py), started once for the session and killed
+    at its end; or, with INTAKE_LLM_BASE_URL set, that server (INTAKE_LLM_MODEL, and
+    INTAKE_LLM_API_KEY or OPENAI_API_KEY). Without the `llm` extra the tests are skipped locally,
+    with the reason, and fail in CI (CI=true)."""
+    from tests.llm_model import LLMEndpoint, LocalServer, unavailable_reason
+
+    if url := os.environ.get("INTAKE_LLM_BASE_URL"):
+        yield LLMEndpoint(
+            base_url=url,
+            model=os.environ.get("INTAKE_LLM_MODEL") or "local",
+            api_key=os.environ.get("INTAKE_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY", ""),
+        )
+        return
+    reason = unavailable_reason()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI needs the real model: {reason}")
+        pytest.skip(reason)
+    with LocalServer(tmp_path_factory.mktemp("llm") / "server.log") as server:
+        yield server.endpoint

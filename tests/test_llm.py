@@ -138,6 +138,24 @@ async def test_every_failure_is_an_llm_failure_with_its_reason(
     assert client.calls[reason] == 1
 
 
+async def test_the_tokens_of_an_answer_that_could_not_be_used_are_counted(
+    fake: FakeOpenAI,
+) -> None:
+    client = client_for(fake)
+    fake.tamper_next(lambda b: b["choices"][0].update(finish_reason="length"))
+    with pytest.raises(LLMFailure) as failed:
+        await client.structured("read", LLMReading, system="s", user="u")
+    assert failed.value.reason == "truncated"
+    assert client.usage.prompt_tokens > 0 and client.usage.completion_tokens > 0
+    assert failed.value.usage == client.usage
+    fake.reply_next({"content": None, "refusal": "no"})
+    spent = client.usage
+    with pytest.raises(LLMFailure):
+        await client.structured("read", LLMReading, system="s", user="u")
+    await client.close()
+    assert client.usage.prompt_tokens > spent.prompt_tokens
+
+
 async def test_a_rate_limit_is_retried_and_then_answers(fake: FakeOpenAI) -> None:
     client = client_for(fake)
     fake.fail_next(429)

@@ -70,11 +70,13 @@ def is_local(base_url: str) -> bool:
 
 
 class LLMFailure(Exception):
-    """A call that gave nothing usable; `reason` is short and carries no personal data."""
+    """A call that gave nothing usable; `reason` is short and carries no personal data; `usage`
+    the tokens an answer that came but could not be used still cost."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, usage: Usage | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.usage = usage if usage is not None else Usage()
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,7 @@ class LLMClient:
                     self._succeeded(spent)
                     return result, spent
         except LLMFailure as failure:
+            spent += failure.usage  # an answer cut short, refused or too long cost its tokens
             self._failed(task, failure.reason, spent)
             raise
         raise AssertionError("unreachable")  # pragma: no cover
@@ -202,22 +205,22 @@ class LLMClient:
             getattr(response.usage, "completion_tokens", 0) or 0,
         )
         if not response.choices:
-            raise LLMFailure("no_choice")
+            raise LLMFailure("no_choice", usage)
         choice = response.choices[0]
         if choice.finish_reason == "length":
-            raise LLMFailure("truncated")
+            raise LLMFailure("truncated", usage)
         message = choice.message
         if getattr(message, "refusal", None):
-            raise LLMFailure("refusal")
+            raise LLMFailure("refusal", usage)
         if mode == "function_calling" and message.tool_calls:
             call = message.tool_calls[0]
             content = getattr(getattr(call, "function", None), "arguments", None)
         else:
             content = message.content
         if not isinstance(content, str) or not content.strip():
-            raise LLMFailure("empty")
+            raise LLMFailure("empty", usage)
         if len(content) > MAX_ANSWER_CHARS:
-            raise LLMFailure("too_long")
+            raise LLMFailure("too_long", usage)
         return content, usage
 
     def _instructions(self, system: str, schema: type[BaseModel]) -> str:
