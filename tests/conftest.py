@@ -115,9 +115,9 @@ def copy_built_index(root: Path, target: Path) -> None:
     it is not there. One process at a time: the first xdist worker builds, the other waits.
 
     It is built by a fresh process, as `intake-bot kb build` or a starting bot builds it: a
-    test worker's heap holds the words of earlier tests, and Chroma's HNSW files may carry
-    bytes of uninitialised memory, so a file built here could "hold" a person's name that the
-    privacy tests then find after /forget (seen once in CI)."""
+    test worker's heap holds the words of earlier tests, and Chroma writes its HNSW files with
+    bytes of uninitialised memory (on building and again on every open), so a file built here
+    could "hold" a person's name that the privacy tests would then find after /forget."""
     key = index_key()
     with (root / "lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
