@@ -6,11 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import random
 import shutil
 import socket
 import sqlite3
-import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -244,13 +242,11 @@ def inbox_row(data: Path, update_id: int) -> dict:
 async def test_an_update_set_aside_keeps_no_words_and_forget_removes_its_row(
     tmp_path: Path, kb: KnowledgeBase, knowledge
 ) -> None:
-    # A name and a phone number no earlier test used: the bot runs in this test process, and
+    # A name and a phone number no other test uses: the bot runs in this test process, and
     # Chroma rewrites its HNSW files when the engine opens the index, with bytes of
     # uninitialised memory that may hold an earlier test's words (never this test's, which come
     # after; a production process opens its index before any chat).
-    pick = random.Random(uuid.uuid4().int)
-    name = pick.choice("탁국편봉어") + "".join(pick.choice("은비솔라윤하진") for _ in range(2))
-    phone = f"010-{pick.randrange(1000, 10000)}-{pick.randrange(1000, 10000)}"
+    name, phone = "탁민준", "010-4821-7736"
     words = f"제 번호는 {phone}이고 빌려간 사람은 {name}이에요"
     async with FakeBotApi() as fake, webhook_bot(fake, tmp_path, kb) as served:
         assert files_holding(served.data, [words, phone, name]) == {}  # opened: nothing of them
