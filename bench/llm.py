@@ -29,6 +29,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.engine_throughput import percentile  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.engine import Engine, Inbound  # noqa: E402
 from tests.fakes.openai_api import FakeOpenAI, OpenAIApiError  # noqa: E402
@@ -44,11 +45,6 @@ SCRIPT = [
     "모르겠어요",
     "아니요",
 ]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def responder(fail: float, rng: random.Random):
