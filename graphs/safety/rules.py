@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -39,6 +40,8 @@ _FILLERS = frozenset({"좀", "약간", "살짝", "조금", "쫌", "조끔"})
 
 # The categories that need help now (an ambulance, the police, the crisis line); the other two
 # say when to be seen: today, or within days.
+# Readings of the last few messages kept in memory (a turn reads its message more than once).
+READINGS_KEPT = 8
 NOW_CATEGORIES = frozenset({"danger", "suicide", "medical"})
 
 
@@ -124,9 +127,22 @@ class SafetyCheck:
         self._idioms_ko = _alternation(rules.idioms.ko)
         self.carry = self._carry = set(rules.carry)
         self._advice = {rule.code: rule.advice for rule in rules.rules if rule.advice}
+        self._read: OrderedDict[str, Trace] = OrderedDict()
 
     def read(self, text: str) -> Trace:
-        """The term and guard names of each clause of `text` that names a term."""
+        """The term and guard names of each clause of `text` that names a term (a message is
+        read by several checks in its turn: the last few readings are kept)."""
+        known = self._read.get(text)
+        if known is not None:
+            self._read.move_to_end(text)
+            return known
+        trace = self._trace(text)
+        self._read[text] = trace
+        while len(self._read) > READINGS_KEPT:
+            self._read.popitem(last=False)
+        return trace
+
+    def _trace(self, text: str) -> Trace:
         named = []
         for clause in self._clauses(text):
             found = frozenset(n for n, t in self._terms.items() if t.search(clause))
