@@ -61,7 +61,19 @@ class Services:
         """A graph's run context. Relative dates (어제, 지난달, 6/1) are read on the person's
         calendar, not UTC's: 05:00 in Seoul is still "yesterday" in UTC."""
         now = inbound.at.astimezone(self.settings.zone)
-        return Context(knowledge=self.knowledge, brain=self.brain, lang=lang, now=now, kb=self.kb)
+        llm = getattr(self.brain, "client", None)  # LLM mode: the brain's model client
+        deadline = None
+        if llm is not None:
+            deadline = asyncio.get_running_loop().time() + self.settings.intake_llm_budget
+        return Context(
+            knowledge=self.knowledge,
+            brain=self.brain,
+            lang=lang,
+            now=now,
+            kb=self.kb,
+            llm=llm,
+            llm_deadline=deadline,
+        )
 
     async def retrying(self, write: Callable[[], Awaitable[None]], label: str) -> bool:
         """Run a records write, retried with back-off; False (logged) when it never went in."""
