@@ -10,7 +10,9 @@ far as the rules can check it:
   past or supposed is not recorded (a wrong fact in a staff summary is worse than a missing
   one); one it says is only asked about is kept, to be confirmed first;
 - an item only the model found, a current fact of the writer's, is added unsure and marked
-  `source="model"`: the person is asked to confirm it before it is used or shown to staff;
+  `source="model"`: the person is asked to confirm it before it is used or shown to staff (in
+  a carer's message, where "other" is the patient, the model adds nothing and demotes by its
+  role alone);
 - the model never turns what the rules read as no fact (a question, a supposition, a denial, a
   relative's) into a fact.
 Any failure of the model (LLMFailure, the run's budget spent or overrun) leaves the rules'
