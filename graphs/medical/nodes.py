@@ -27,6 +27,7 @@ from graphs.medical import (
     corrections,
     interactions,
     leads,
+    llm_reader,
     memory,
     questions,
     rejection,
@@ -128,6 +129,8 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
             profile = memory.settle(profile, pending["key"], None, now)
         pending, deferred = None, None
     said = questions.profile_slots(extractor(), text)
+    if ctx.llm is not None and text:  # LLM mode: the model reads too, the rules check it
+        said = await llm_reader.read(ctx, extractor(), text, said)
     said, withdrawn = corrections.correct(extractor(), profile, text, said)
     if withdrawn:
         profile = memory.withdraw(profile, withdrawn)
