@@ -348,3 +348,19 @@ async def test_a_loan_intake_completes_when_the_model_fails_half_the_calls(
         assert engine.services.brain.client.calls["http_400"] >= 1
     finally:
         await engine.close()
+
+
+async def test_the_summary_task_may_have_a_model_of_its_own(
+    fake: FakeOpenAI, knowledge: Knowledge
+) -> None:
+    settings = Settings(intake_llm_models="read=big,summary=small", _env_file=None)
+    assert settings.llm_models == {"read": "big", "summary": "small"}
+    client = LLMClient(
+        LLMConfig(base_url=fake.url, api_key="k", model="m", models=settings.llm_models)
+    )
+    try:
+        fake.reply_next(narrative(*GOOD))
+        told = await narrate(await context_for(knowledge, client), loan_state())
+    finally:
+        await client.close()
+    assert told.sentences and fake.chat_requests()[0]["model"] == "small"
