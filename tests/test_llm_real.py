@@ -24,6 +24,8 @@ from graphs.common.context import Context
 from graphs.common.llm import LLMClient, LLMConfig, LLMFailure
 from graphs.common.reading import Role
 from graphs.legal.llm_brain import LLMBrain, LLMClassification
+from graphs.legal.llm_summary import narrate
+from graphs.legal.narrative_checks import Record, check_sentence
 from graphs.legal.rules_brain import RulesBrain
 from graphs.medical import llm_reader, memory, questions
 from graphs.medical.about import extractor
@@ -31,6 +33,7 @@ from knowledge.loader import Knowledge
 from tests.llm_model import LLMEndpoint
 from tests.support import WAIT
 from tests.test_hardening import choice, session_of, text
+from tests.test_llm_summary import loan_state
 
 pytestmark = pytest.mark.llm
 
@@ -219,3 +222,30 @@ async def test_a_real_medical_reading_records_only_words_of_the_message_the_rule
             assert f"{item.value:g}" in message
         else:
             assert item.text.lower() in message.lower()
+
+
+async def test_a_real_summary_narrative_is_checked_sentences_or_the_rules_with_a_reason(
+    llm_server: LLMEndpoint, knowledge: Knowledge, caplog
+) -> None:
+    client = client_for(llm_server)
+    state = loan_state()
+    try:
+        ctx = Context(
+            knowledge=knowledge,
+            brain=RulesBrain(knowledge),
+            lang="ko",
+            now=NOW,
+            llm=client,
+            llm_deadline=asyncio.get_running_loop().time() + WAIT,
+        )
+        told = await narrate(ctx, state)
+    finally:
+        await client.close()
+    assert client.calls.total() == 1  # one call, answered or a counted failure
+    if told.sentences is None:  # the rules' narrative, and why, logged
+        assert told.reason and f"the rules write the narrative ({told.reason}" in caplog.text
+        return
+    record = Record.of(knowledge, state, "ko", NOW, state["description"])
+    for sentence in told.sentences:  # every sentence kept passes every check
+        assert check_sentence(knowledge, record, sentence["text"], sentence["fields"]) is None
+    assert len(told.sentences) * 2 >= len(told.sentences) + sum(told.dropped.values())
