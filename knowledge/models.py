@@ -399,6 +399,7 @@ class Lexicon(Strict):
     approximate_after: dict[Lang, list[str]] = {}
     # An outcome or a legal conclusion ("승소", "will win"): never in a summary's narrative
     outcome_claims: dict[Lang, list[str]] = {}
+    negations: dict[Lang, list[str]] = {}
 
 
 # --- Safety pre-check ----------------------------------------------------------------------

@@ -142,6 +142,7 @@ async def test_rules_mode_writes_the_summary_as_before(knowledge: Knowledge, kb)
         ("증거는 카카오톡 대화입니다.", ["evidence_type"], "field"),
         ("김철수는 3명에게 돈을 빌렸습니다.", ["counterparty"], "number"),
         ("의뢰인은 돈을 빌려주었습니다. " * 20, ["amount"], "length"),
+        ("의뢰인은 카카오톡 증거를 가지고 있습니다.", ["evidence"], "yesno"),  # recorded: no
     ],
 )
 async def test_a_sentence_that_fails_a_check_is_dropped(
@@ -157,6 +158,19 @@ async def test_a_sentence_that_fails_a_check_is_dropped(
     assert told.reason is None
     assert [s["text"] for s in told.sentences] == [GOOD[0][0], GOOD[1][0]]
     assert told.dropped == {check: 1}
+
+
+async def test_a_yes_fact_said_the_other_way_round_is_dropped(
+    fake: FakeOpenAI, client: LLMClient, knowledge: Knowledge
+) -> None:
+    state = loan_state()
+    state["facts"]["evidence"] = True
+    kept = ("의뢰인에게는 관련 자료가 있습니다.", ["evidence"])
+    wrong = ("의뢰인은 증거가 없다고 했습니다.", ["evidence"])
+    fake.reply_next(narrative(GOOD[0], kept, wrong, GOOD[1]))
+    told = await narrate(await context_for(knowledge, client), state)
+    assert [s["text"] for s in told.sentences] == [GOOD[0][0], kept[0], GOOD[1][0]]
+    assert told.dropped == {"yesno": 1}
 
 
 async def test_too_little_left_gives_the_rules_narrative_with_the_reason_logged(

@@ -9,6 +9,9 @@ summary is worse than a missing one):
 - every name in it (a proper noun by Kiwi, a capitalised word in English) is in a recorded fact
   or the person's own account;
 - it states no outcome or legal conclusion (the lexicon's `outcome_claims`, in either language);
+- resting on a yes/no fact, it is negated (the lexicon's `negations`) exactly when the fact is
+  "no": "there is evidence" is never kept for a "no" (a sentence on a field named in the
+  negative, "severance_unpaid", is dropped either way: never kept wrong);
 - it is in the intake's language and no longer than `MAX_SENTENCE_CHARS`.
 `check_sentence` names the first check a sentence fails, or None.
 """
@@ -91,7 +94,7 @@ class Record:
 
 def check_sentence(kn: Knowledge, record: Record, text: str, fields: list[str]) -> str | None:
     """The first check `text` fails ("field", "amount", "date", "number", "approximate",
-    "name", "outcome", "language", "length"), or None when it passes them all."""
+    "name", "outcome", "yesno", "language", "length"), or None when it passes them all."""
     if not text.strip() or len(text) > MAX_SENTENCE_CHARS:
         return "length"
     if _claims_outcome(kn, text):
@@ -100,6 +103,8 @@ def check_sentence(kn: Knowledge, record: Record, text: str, fields: list[str]) 
         return "field"
     if not _in_language(record, text):
         return "language"
+    if _turned_around(kn, record, text, fields):
+        return "yesno"
     return _values_fail(kn, record, text) or _names_fail(record, text)
 
 
@@ -107,6 +112,20 @@ def _claims_outcome(kn: Knowledge, text: str) -> bool:
     lowered = " ".join(text.lower().split())
     claims = kn.lexicon.outcome_claims
     return any(word.lower() in lowered for lang in claims for word in claims[lang])
+
+
+def _turned_around(kn: Knowledge, record: Record, text: str, fields: list[str]) -> bool:
+    """Whether `text` says a yes/no fact it rests on the other way round: negated for a "yes",
+    or not negated for a "no"."""
+    said = [key for key in fields if record.kinds.get(key) == "yesno"]
+    if not said:
+        return False
+    lowered = f" {' '.join(text.lower().split())} "
+    negated = any(word in lowered for word in kn.lexicon.negations.get("ko", [])) or any(
+        re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered)
+        for word in kn.lexicon.negations.get("en", [])
+    )
+    return any(negated != (record.facts[key] is False) for key in said)
 
 
 def _in_language(record: Record, text: str) -> bool:
