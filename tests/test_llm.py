@@ -20,7 +20,7 @@ from graphs.legal.llm_brain import LLMBrain, LLMClassification, LLMReading
 from graphs.legal.rules_brain import RulesBrain
 from knowledge.loader import Knowledge
 from tests.fakes.openai_api import FakeOpenAI
-from tests.test_hardening import session_of, text
+from tests.test_hardening import choice, joined, offered, session_of, text
 
 NOW = datetime(2026, 11, 26, 12, 0)
 
@@ -214,13 +214,15 @@ async def brain(fake: FakeOpenAI, knowledge: Knowledge):
     await client.close()
 
 
-async def test_a_value_only_the_model_found_is_taken_once_the_rules_check_it(
+async def test_a_value_only_the_model_found_is_suggested_once_the_rules_check_it(
     fake: FakeOpenAI, brain: LLMBrain
 ) -> None:
     fake.reply_next(reading(("옆집 박씨", "counterparty", "fact")))
     said = await brain.read("옆집 박씨가 돈을 안 갚아요", sub_type="LOAN", asked=None, now=NOW)
-    assert said.facts == {"counterparty": "옆집 박씨"}
+    assert said.facts == {}  # not recorded as told: the person confirms it first
+    assert said.suggested == {"counterparty": "옆집 박씨"}
     (value,) = said.values
+    assert value.role is Role.SUGGESTED
     assert value.span == (0, 5) and value.confidence < 0.9
     body = fake.chat_requests()[0]
     assert "counterparty" in body["messages"][0]["content"]  # the sub-type's fields are given
@@ -321,11 +323,40 @@ async def test_an_intake_in_llm_mode_records_what_the_model_read_and_the_rules_c
             json.dumps({"sub_type": "LOAN", "confidence": 0.9}),
             reading(("옆집 박씨", "counterparty", "fact"), ("작년 5월", "incident_date", "fact")),
         )
-        await engine.handle(text("옆집 박씨가 작년 5월에 빌려간 돈을 안 갚아요"))
-        state = await engine.intake_state((await session_of(engine)).id)
+        reply = await engine.handle(text("옆집 박씨가 작년 5월에 빌려간 돈을 안 갚아요"))
+        session = (await session_of(engine)).id
+        state = await engine.intake_state(session)
         assert state["sub_type"] == "LOAN"
+        assert state["facts"]["incident_date"] == "2025-05"  # the rules read it too
+        # Only the model placed the name: asked before it is recorded, with yes / no buttons.
+        assert "counterparty" not in state["facts"]
+        assert "옆집 박씨" in joined(reply)
+        assert "a:changes:confirm" in offered(reply)
+        reply = await engine.handle(choice("a:changes:confirm"))
+        state = await engine.intake_state(session)
         assert state["facts"]["counterparty"] == "옆집 박씨"
-        assert state["facts"]["incident_date"] == "2025-05"
+        assert state["provenance"]["counterparty"]["confirmed"] is True
+        assert not state["corrections"]  # a value added, not a change
+    finally:
+        await engine.close()
+
+
+async def test_a_value_only_the_model_read_and_the_person_denies_is_not_recorded(
+    fake: FakeOpenAI, tmp_path, knowledge: Knowledge, kb
+) -> None:
+    engine = await Engine.open(llm_settings(tmp_path, fake), knowledge=knowledge, kb=kb)
+    try:
+        fake.reply_next(
+            json.dumps({"sub_type": "LOAN", "confidence": 0.9}),
+            reading(("옆집 박씨", "counterparty", "fact")),
+        )
+        await engine.handle(text("옆집 박씨가 작년 5월에 빌려간 돈을 안 갚아요"))
+        fake.reply_next(reading())
+        reply = await engine.handle(text("아니요", minutes=1))
+        state = await engine.intake_state((await session_of(engine)).id)
+        assert "counterparty" not in state["facts"]
+        assert not state.get("asides")  # a wrong reading is no fact for the lawyer either
+        assert knowledge.message("additions_declined", "ko") in joined(reply)
     finally:
         await engine.close()
 

@@ -44,6 +44,7 @@ class Role(StrEnum):
     OTHER_EVENT = "other_event"  # of another event or role ("보험사가 80만원 준대요")
     SUPPOSED = "supposed"  # said in a supposition: no fact
     UNPLACED = "unplaced"  # read, but no field takes it here
+    SUGGESTED = "suggested"  # another field's value only a model read: recorded once confirmed
 
 
 class About(StrEnum):
@@ -121,6 +122,16 @@ class Reading:
             if value.role is Role.FACT and value.field is not None:
                 facts[value.field] = value.value
         return facts
+
+    @property
+    def suggested(self) -> dict[str, Any]:
+        """Other fields' values only a model read (the rules' readers accept their form): the
+        person is asked before any is recorded."""
+        return {
+            v.field: v.value
+            for v in self.values
+            if v.role is Role.SUGGESTED and v.field is not None
+        }
 
     @property
     def cued(self) -> frozenset[str]:

@@ -8,8 +8,10 @@ taken only as far as the rules can check it:
   never used;
 - a value the rules took as a fact that the model says is taken back, of another event or
   supposed is demoted (a missing fact is better than a wrong one);
-- a field the rules found nothing for gets the model's value; where the two disagree, neither
-  is recorded and the intake asks;
+- a field the rules found nothing for gets the model's value: as the answer when it is the
+  field just asked, else as a suggestion (`Role.SUGGESTED`) the person confirms before it is
+  recorded ("이렇게 적어 둘까요?"); where the two disagree, neither is recorded and the intake
+  asks;
 - a case type must be a K1 sub-type; the model's confidence is capped.
 Any failure of the model (timeout, HTTP error, refusal, answer cut short, JSON that does not
 fit) is logged with its reason and the rules' reading is used as it is.
@@ -220,7 +222,11 @@ class LLMBrain:
                 v for v in values if v.field == mine.field and v.role in (Role.FACT, Role.ANSWER)
             ]
             if not theirs:
-                values.append(mine)
+                # Only the model read it: the asked field's answer is taken (the person was
+                # just asked it); another field's value is asked about before it is recorded.
+                values.append(
+                    replace(mine, role=Role.SUGGESTED) if mine.role is Role.FACT else mine
+                )
             elif all(v.value != mine.value for v in theirs) and mine.role is Role.FACT:
                 # They disagree about another field's value: neither is recorded; asked later.
                 values = [

@@ -182,7 +182,11 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     )
     outbox += asked_now
     at = ctx.now.isoformat()
+    suggested = suggestions(kn, reading, facts)  # only a model read them: confirmed first
     return {
+        **(
+            {"proposed": [c | {"quote": description[:160]} for c in suggested]} if suggested else {}
+        ),
         "case_type": kn.k1.sub_type(sub_type)[0].code,
         "sub_type": sub_type,
         "confidence": confidence,
@@ -423,10 +427,12 @@ def _confirmed(
                     at=work.at,
                     confirmed=True,
                 )
-                work.outbox.append(prompts.say(kn, lang, "changes_applied"))
-            else:
-                work.asides += [_as_aside(c, work.at) for c in proposed]
-                work.outbox.append(prompts.say(kn, lang, "changes_kept"))
+                applied = "changes_applied" if _changes(proposed) else "additions_applied"
+                work.outbox.append(prompts.say(kn, lang, applied))
+            else:  # a change refused is kept for the lawyer; a value refused is no fact
+                work.asides += [_as_aside(c, work.at) for c in _changes(proposed)]
+                kept = "changes_kept" if _changes(proposed) else "additions_declined"
+                work.outbox.append(prompts.say(kn, lang, kept))
             return work.settled(
                 facts=work.facts,
                 corrections=work.corrections,
@@ -436,7 +442,7 @@ def _confirmed(
             )
         # Something else was said: the change is not made (kept for the lawyer), and the
         # message is read for what it tells, not as an answer to a question it never saw.
-        work.asides += [_as_aside(c, work.at) for c in proposed]
+        work.asides += [_as_aside(c, work.at) for c in _changes(proposed)]
         work.update["asides"] = work.asides
         work.confirming = True
     pending = state.get("pending")
@@ -497,6 +503,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         *read.proposed,
         *(c for c in bare_amount_corrections(facts, kinds, text) if c["field"] not in named),
     ]
+    proposed_now += suggestions(kn, ex, facts, asked=key, named=named)
     if proposed_now:
         update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
     if read.aside:
@@ -653,6 +660,28 @@ def _missed(
         update["invalid"] = {"field": key, "reason": reason, "value": shown}
         if text:  # kept to show staff the person's own words should the field stay unread
             update["tried"] = {**state.get("tried", {}), key: text[:200]}
+
+
+def suggestions(
+    kn: Knowledge,
+    reading: Reading,
+    facts: dict[str, Any],
+    *,
+    asked: str | None = None,
+    named: set[str] | frozenset[str] = frozenset(),
+) -> list[dict[str, Any]]:
+    """Values of fields not recorded that only a model read (`Reading.suggested`), as changes
+    from nothing for the person to confirm (`prompts.confirm_changes`) before any is recorded."""
+    return [
+        {"field": key, "old": None, "new": value}
+        for key, value in reading.suggested.items()
+        if key in kn.k2.fields and key != asked and key not in facts and key not in named
+    ]
+
+
+def _changes(proposed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The proposed changes of recorded values (not values suggested for empty fields)."""
+    return [c for c in proposed if c.get("old") is not None]
 
 
 def _as_aside(change: dict[str, Any], at: str) -> dict[str, Any]:

@@ -166,24 +166,29 @@ def confirm_question(
 def confirm_changes(
     kn: Knowledge, sub_type: str, proposed: list[Mapping[str, Any]], lang: str
 ) -> Message:
-    """ "이렇게 고칠까요? · 입사일: 2026-04-01 → 2026-03-02" with yes / keep buttons."""
+    """ "이렇게 고칠까요? · 입사일: 2026-04-01 → 2026-03-02" with yes / keep buttons; values for
+    empty fields (old None: read by a model alone) are asked as "이렇게 적어 둘까요?"."""
     lines = []
     for change in proposed:
         spec = kn.k2.field(sub_type, change["field"])
-        lines.append(
-            kn.message(
-                "change_line",
-                lang,
-                field=spec.label.get(lang),
-                old=format_value(kn, spec, change["old"], lang),
-                new=format_value(kn, spec, change["new"], lang),
-            )
-        )
+        new = format_value(kn, spec, change["new"], lang)
+        label = spec.label.get(lang)
+        if change["old"] is None:
+            lines.append(kn.message("addition_line", lang, field=label, new=new))
+            continue
+        old = format_value(kn, spec, change["old"], lang)
+        lines.append(kn.message("change_line", lang, field=label, old=old, new=new))
+    adding = all(change["old"] is None for change in proposed)
+    head, yes, no = (
+        ("confirm_additions", "btn_addition_yes", "btn_addition_no")
+        if adding
+        else ("confirm_changes", "btn_change_yes", "btn_change_no")
+    )
     return message(
-        kn.message("confirm_changes", lang, changes="\n".join(lines)),
+        kn.message(head, lang, changes="\n".join(lines)),
         [
-            {"label": kn.message("btn_change_yes", lang), "data": "a:changes:confirm"},
-            {"label": kn.message("btn_change_no", lang), "data": "a:changes:deny"},
+            {"label": kn.message(yes, lang), "data": "a:changes:confirm"},
+            {"label": kn.message(no, lang), "data": "a:changes:deny"},
         ],
     )
 
