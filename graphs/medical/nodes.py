@@ -27,6 +27,8 @@ from graphs.medical import (
     corrections,
     interactions,
     leads,
+    llm_judge,
+    llm_writer,
     memory,
     questions,
     rejection,
@@ -641,6 +643,13 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
             body += ev.best_sentences(other.text, terms | set(missing), 1)
             used.append(other)
             covered |= set(other.concepts)
+    writer = "rules"
+    if ctx.llm is not None:  # LLM mode: the model writes the body from the passages, checked
+        written = await llm_writer.compose(ctx, question, passages)
+        if written is not None:
+            body, used, writer = written.body, written.cited, "model"
+            if written.disagrees:  # its samples disagree: confirm with a clinician, not cached
+                doubt = max(doubt, llm_writer.DISAGREED)
     profile = state.get("profile") or memory.new_profile()
     personal, used_keys = _personal(
         kn,
@@ -677,6 +686,7 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
             "used_keys": used_keys,
             "answered": True,
             "entries": [p.id for p in used],
+            "writer": writer,
         },
         "uncertainty": doubt,
         "consistency": agreement,
@@ -868,9 +878,15 @@ async def refine(state: MedicalState, runtime: Runtime[Context]) -> dict[str, An
     if not answer.get("answered"):
         return {"quality": 0.0}
     asked = [*(state.get("concepts") or []), *(state.get("focus") or [])]
-    cover = ev.coverage(asked, state.get("question") or "", passages[:3])
+    question = state.get("question") or ""
+    cover = ev.coverage(asked, question, passages[:3])
     grounded = ev.grounding(answer.get("body") or [], passages)
-    return {"quality": ev.quality(cover, grounded, passages[0].relevance if passages else 0.0)}
+    quality = ev.quality(cover, grounded, passages[0].relevance if passages else 0.0)
+    if runtime.context.llm is None:
+        return {"quality": quality}
+    # LLM mode: the model's score can only lower the rules' (llm_judge.combined)
+    judged = await llm_judge.judge(runtime.context, question, answer.get("body") or [], passages)
+    return {"quality": llm_judge.combined(quality, judged), "judge": judged}
 
 
 async def quality_check(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -879,8 +895,12 @@ async def quality_check(state: MedicalState, runtime: Runtime[Context]) -> dict[
     ctx = runtime.context
     updates: dict[str, Any] = {}
     if route_after_quality(state) == "retrieve":
-        updates["query"] = _rewrite(
-            state.get("question") or "",
+        question = state.get("question") or ""
+        written = None
+        if ctx.llm is not None:  # LLM mode: the model's query when it passes the checks
+            written = await llm_judge.rewrite(ctx, question, state.get("query") or "")
+        updates["query"] = written or _rewrite(
+            question,
             state.get("concepts") or [],
             state.get("profile") or memory.new_profile(),
             ctx.now,
@@ -961,6 +981,8 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
                 "retrievals": state.get("retrievals") or 0,
                 "intent": state.get("intent"),
                 "concepts": state.get("concepts") or [],
+                "writer": answer.get("writer") or "rules",  # who wrote the answer's body
+                "judge": state.get("judge"),  # the model's score and reasons (LLM mode)
                 "at": now.isoformat(timespec="seconds"),
             }
         )
@@ -1003,4 +1025,5 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
         "passages": [],
         "extraction": None,
         "qvec": None,
+        "judge": None,
     }
