@@ -564,8 +564,9 @@ async def assemble_context(state: MedicalState, runtime: Runtime[Context]) -> di
 
 
 async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """An answer composed from the best passages in the person's language, personalised from the
-    profile, with its sources; a caution when the evidence is uncertain."""
+    """An answer composed from the best passages in the person's language (in LLM mode written
+    by the model, checked), personalised from the profile, with its sources; a caution when the
+    evidence is uncertain."""
     ctx = runtime.context
     kn, lang, now = ctx.knowledge, ctx.lang, ctx.now
     if state.get("intent") == "clarify" and state.get("clarify") == "measure":
@@ -872,11 +873,11 @@ def _passage_vectors(
 
 async def refine(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Quality of the answer: coverage of the question's concepts and grounding in the
-    passages, with the best passage's relevance."""
+    passages, with the best passage's relevance; in LLM mode lowered to the model's judge."""
     answer = state.get("answer") or {}
     passages = [ev.Passage.from_state(p) for p in state.get("passages") or []]
     if not answer.get("answered"):
-        return {"quality": 0.0}
+        return {"quality": 0.0, "judge": None}
     asked = [*(state.get("concepts") or []), *(state.get("focus") or [])]
     question = state.get("question") or ""
     cover = ev.coverage(asked, question, passages[:3])
@@ -891,7 +892,8 @@ async def refine(state: MedicalState, runtime: Runtime[Context]) -> dict[str, An
 
 async def quality_check(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The query rewritten when the route (`route_after_quality`, a pure function of what this
-    node leaves unchanged) will retrieve again; nothing otherwise."""
+    node leaves unchanged) will retrieve again (in LLM mode by the model, checked); nothing
+    otherwise."""
     ctx = runtime.context
     updates: dict[str, Any] = {}
     if route_after_quality(state) == "retrieve":
