@@ -10,6 +10,8 @@ import asyncio
 import json
 import logging
 import re
+import subprocess
+import sys
 from datetime import datetime
 from typing import Any
 
@@ -460,3 +462,11 @@ async def test_rules_mode_sends_nothing(engine: Engine, fake: FakeOpenAI) -> Non
     row = await medical_repo.profile_of(engine=engine.records, chat_id=CHAT)
     snapshot = await engine.medical_graph.aget_state({"configurable": {"thread_id": row.id}})
     assert snapshot.values["asked"][-1]["writer"] == "rules"
+
+
+@pytest.mark.slow  # a process of its own: this one has imported openai already
+def test_the_rules_mode_graph_does_not_import_openai() -> None:
+    """The openai package is imported only in LLM mode (it costs start-up time)."""
+    code = "import sys, graphs.medical.graph; print('openai' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

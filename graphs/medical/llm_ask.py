@@ -15,7 +15,6 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from graphs.common.context import Context
-from graphs.common.llm import LLMFailure
 from graphs.medical.evidence import Passage
 
 log = logging.getLogger(__name__)
@@ -39,6 +38,9 @@ async def ask(
         if ctx.llm is not None:
             log.warning("LLM %s skipped (no budget left); the rules take this call", task)
         return None
+    # Imported only in LLM mode: the openai package costs half a second of every start-up.
+    from graphs.common.llm import LLMFailure
+
     try:
         async with asyncio.timeout(left):
             result, _ = await ctx.llm.structured(
