@@ -344,6 +344,9 @@ async def test_the_engine_answers_with_the_models_composition_and_only_its_sourc
         assert not any(name in sources for name in others - {cited})
         (logged,) = (await medical_values(engine))["asked"]
         assert logged["writer"] == "model" and logged["judge"]["score"] == 1.0
+        summary = texts(await engine.handle(command("summary", hours=0.1)))
+        (line,) = [x for x in summary.splitlines() if x.startswith(f"• {QUESTION}")]
+        assert cited in line and line.endswith(" (model-written)")  # staff see who wrote it
         assert model.asked.count("Composition") == llm_writer.SAMPLES
         for body in fake.chat_requests():  # the person's words in the user role only
             assert QUESTION not in body["messages"][0]["content"]
@@ -462,6 +465,8 @@ async def test_rules_mode_sends_nothing(engine: Engine, fake: FakeOpenAI) -> Non
     row = await medical_repo.profile_of(engine=engine.records, chat_id=CHAT)
     snapshot = await engine.medical_graph.aget_state({"configurable": {"thread_id": row.id}})
     assert snapshot.values["asked"][-1]["writer"] == "rules"
+    summary = texts(await engine.handle(command("summary", hours=0.1)))
+    assert QUESTION in summary and "model-written" not in summary
 
 
 @pytest.mark.slow  # a process of its own: this one has imported openai already
