@@ -1,13 +1,15 @@
 """Scoreboard: the people-as-they-write conversations (tests/conversations/) through the console.
 
-    .venv/bin/python bench/conversations.py [--only ID] [--json] [--code DIR]
+    .venv/bin/python bench/conversations.py [--only ID ...] [--json] [--code DIR]
 
 Each conversation is played by a simulated person against `intake-bot chat --jsonl` (one
 process per conversation, real SQLite files in a temporary directory) and scored: facts right,
 wrong (the target is 0), lost, asked again, answers refused, safety replies where due, missed
 and where not due, case-type pickers shown, completed. `--code DIR` runs the same set against
 another checkout of the product (e.g. a worktree of an earlier commit), so a before/after pair
-is measured the same way in the same run. Not a test: nothing is asserted here
+is measured the same way in the same run. The console inherits the environment, so
+`INTAKE_LLM=on INTAKE_LLM_BASE_URL=… INTAKE_LLM_MODEL=…` plays the set in LLM mode (raise
+`INTAKE_LLM_BUDGET`, `INTAKE_LLM_TIMEOUT` and `INTAKE_TEST_WAIT` for a slow local model). Not a test: nothing is asserted here
 (tests/test_conversations.py asserts).
 """
 
@@ -28,11 +30,14 @@ from tests.conversation_runner import load, run, totals  # noqa: E402
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", help="one conversation id")
+    parser.add_argument("--only", action="append", help="a conversation id (repeatable)")
     parser.add_argument("--json", action="store_true", help="totals as JSON")
     parser.add_argument("--code", type=Path, help="run against the product in this checkout")
     args = parser.parse_args()
-    conversations = load(args.only)
+    conversations = [c for c in load() if not args.only or c["id"] in args.only]
+    missing = set(args.only or ()) - {c["id"] for c in conversations}
+    if missing:
+        parser.error(f"no conversation {', '.join(sorted(missing))}")
     command = [sys.executable, "-m", "bot.cli"] if args.code else None
     cwd = args.code.resolve() if args.code else None
     with tempfile.TemporaryDirectory() as tmp:

@@ -7,7 +7,8 @@ Both runs in the same process, one after the other, chats one at a time, on fres
 (the baseline), then the LLM brain against the fake OpenAI-compatible server of the tests
 (tests/fakes/openai_api.py) over real HTTP, answering every call after `--latency` seconds, a
 share `--fail` of them with HTTP 500 (after the client's retries: a fallback). The fake model
-reads nothing a rules reader would not (an empty reading, LOAN for a case type), so what is
+reads nothing a rules reader would not (an empty reading, LOAN for a case type, one sentence of
+the amount for the summary's account), so what is
 measured is the cost of the calls, not their judgement. Prints, per user turn: model calls
 (median and mean), turn latency p50/p95, prompt and completion tokens, the share of calls
 that fell back to the rules, and the same latencies for the rules alone. `--domain medical`
@@ -81,6 +82,9 @@ def responder(fail: float, rng: random.Random):
         name = (body.get("response_format") or {}).get("json_schema", {}).get("name", "")
         if name == "LLMClassification":
             return json.dumps({"sub_type": "LOAN", "confidence": 0.8, "alternatives": []})
+        if name == "LLMNarrative":  # the summary's account in brief: one checked sentence
+            told = {"text": "의뢰인은 3,000,000원을 빌려주었습니다.", "fields": ["amount"]}
+            return json.dumps({"sentences": [told]}, ensure_ascii=False)
         if name == "Composition":
             return composed(body)
         if name == "Judgement":

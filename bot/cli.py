@@ -16,6 +16,8 @@ from bot.config import Settings
 # parameters and updates (message text) and the Bot API URL (the token), openai the request
 # body, httpx/httpcore URLs, aiosqlite and SQLAlchemy SQL parameters. They stay at WARNING
 # whatever INTAKE_LOG_LEVEL says.
+# Where scripts/local_llm.sh serves the packaged model (`chat --llm` without an address).
+LOCAL_LLM_URL = "http://127.0.0.1:8080/v1"
 PAYLOAD_LOGGERS = ("telegram", "openai", "httpx", "httpcore", "aiosqlite", "sqlalchemy", "chromadb")
 
 
@@ -33,6 +35,19 @@ def setup_logging(level: str) -> None:
     # (bm25s sets DEBUG on import, which would otherwise print on every index build).
     for handler in set(logging.getLogger().handlers) - existing:
         handler.setLevel(level.upper())
+
+
+def with_llm(settings: Settings, url: str = "") -> Settings:
+    """The settings in LLM mode (`chat --llm [BASE_URL]`): the endpoint `url`, else
+    INTAKE_LLM_BASE_URL, else the local model's server (scripts/local_llm.sh); the model
+    INTAKE_LLM_MODEL, else "local" (llama.cpp's server answers whatever model is named)."""
+    return settings.model_copy(
+        update={
+            "intake_llm": "on",
+            "intake_llm_base_url": url or settings.intake_llm_base_url or LOCAL_LLM_URL,
+            "intake_llm_model": settings.intake_llm_model or "local",
+        }
+    )
 
 
 async def _chat(settings: Settings, args: argparse.Namespace) -> None:
@@ -241,6 +256,14 @@ def main(argv: list[str] | None = None) -> int:
         help="start in the legal intake or the medical assistant (default: ask, or follow the "
         "first message)",
     )
+    chat.add_argument(
+        "--llm",
+        nargs="?",
+        const="",
+        metavar="BASE_URL",
+        help="LLM mode against an OpenAI-compatible server (default: INTAKE_LLM_BASE_URL, else "
+        f"the local model of scripts/local_llm.sh at {LOCAL_LLM_URL})",
+    )
     exp = sub.add_parser("export", help="export intake summaries")
     exp.add_argument("--format", choices=["json", "csv", "md"], default="json")
     exp.add_argument(
@@ -274,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "migrate":
         return asyncio.run(_migrate(settings))
     if args.cmd == "chat":
+        if args.llm is not None:
+            settings = with_llm(settings, args.llm)
         asyncio.run(_chat(settings, args))
     elif args.cmd == "run":
         from bot.telegram_app import PollingStopped

@@ -114,9 +114,9 @@ class Settings(BaseSettings):
     def _task_models(cls, value: str) -> str:
         for pair in filter(None, (p.strip() for p in value.split(","))):
             task, _, model = pair.partition("=")
-            if task.strip() not in ("read", "classify") or not model.strip():
+            if task.strip() not in ("read", "classify", "summary") or not model.strip():
                 raise ValueError(
-                    f"INTAKE_LLM_MODELS takes task=model pairs (tasks: read, classify), not {pair!r}"
+                    f"INTAKE_LLM_MODELS takes task=model pairs (tasks: read, classify, summary), not {pair!r}"
                 )
         return value
 

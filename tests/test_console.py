@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from knowledge.kb import KnowledgeBase
+from tests.fakes.openai_api import FakeOpenAI, OpenAIApiError
 from tests.support import WAIT
 
 INTAKE_BOT = Path(sys.executable).parent / "intake-bot"
@@ -191,3 +192,25 @@ def test_console_medical_domain_remembers_across_processes(tmp_path: Path) -> No
     second = run_chat(tmp_path, ["/summary"])
     summary = second[0]["messages"][0]["text"]
     assert "CHEST_PAIN" in summary and "메트포르민" in summary and "흉통" in summary
+
+
+def down(request: dict) -> str:
+    """A model server that answers every call with an HTTP 500."""
+    raise OpenAIApiError(500, "down")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("built_index")
+def test_chat_llm_calls_the_given_endpoint_and_answers_while_it_fails(tmp_path: Path) -> None:
+    """`chat --llm URL` is LLM mode on that endpoint with no other setting; a model that
+    answers only errors leaves every turn answered by the rules."""
+    with FakeOpenAI().run_in_thread() as fake:
+        fake.responder = down
+        out = run_chat(
+            tmp_path, ["작년 3월에 친구한테 300만원 빌려줬는데 안 갚아요", "네"], "--llm", fake.url
+        )
+        asked = fake.chat_requests()
+    assert asked, "the console in --llm mode never called the endpoint"
+    assert all(r["messages"][-1]["role"] == "user" for r in asked)
+    assert all(o["messages"] for o in out), "a turn went unanswered while the model failed"
+    assert out[0]["state"] != "INIT"

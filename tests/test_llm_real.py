@@ -6,13 +6,15 @@ The model is small and weak on Korean meaning, so these tests hold the plumbing,
 the fallback, never its judgement: what it answers is an object of the schema or a failure
 with its reason, counted; what the brain records of its reading are words of the message, in
 fields of the case type, that pass the rules' readers; a case type is one of K1; an intake in
-LLM mode completes with every message answered, the tokens counted. Each model call takes
+LLM mode completes with every message answered, the tokens counted; the medical reader records
+the rules' items or, to be confirmed, what the rules read of the model's words. Each model call takes
 seconds, so there are few of them (about a dozen)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import replace
 from datetime import datetime
 
 import pytest
@@ -23,13 +25,17 @@ from graphs.common.context import Context
 from graphs.common.llm import LLMClient, LLMConfig, LLMFailure
 from graphs.common.reading import Role
 from graphs.legal.llm_brain import LLMBrain, LLMClassification
+from graphs.legal.llm_summary import narrate
+from graphs.legal.narrative_checks import Record, check_sentence
 from graphs.legal.rules_brain import RulesBrain
-from graphs.medical import llm_writer
+from graphs.medical import llm_reader, llm_writer, memory, questions
+from graphs.medical.about import extractor
 from knowledge.loader import Knowledge
 from tests.llm_model import LLMEndpoint
 from tests.support import WAIT
 from tests.test_hardening import choice, session_of, text
 from tests.test_llm_medical import GLUCOSE, SALT, entry_passage
+from tests.test_llm_summary import loan_state
 
 pytestmark = pytest.mark.llm
 
@@ -179,6 +185,72 @@ async def test_a_loan_intake_in_llm_mode_completes_with_every_message_answered(
         assert brain.client.usage.prompt_tokens > 0 and brain.client.usage.completion_tokens > 0
     finally:
         await engine.close()
+
+
+async def test_a_real_medical_reading_records_only_words_of_the_message_the_rules_accept(
+    llm_server: LLMEndpoint, knowledge: Knowledge
+) -> None:
+    message = "I take metformin and my blood pressure was 150/95 this morning"
+    ruled = questions.profile_slots(extractor(), message)
+    client = client_for(llm_server)
+    ctx = Context(
+        knowledge=knowledge,
+        brain=RulesBrain(knowledge),
+        lang="en",
+        now=NOW,
+        llm=client,
+        llm_deadline=asyncio.get_running_loop().time() + WAIT,
+    )
+    try:
+        said = await llm_reader.read(ctx, extractor(), message, ruled)
+    finally:
+        await client.close()
+    assert client.calls.total() == 1  # one call: answered, or failed with its reason, counted
+    if not client.calls["ok"]:
+        assert said is ruled  # the rules' reading alone
+        return
+    ours = {(i.slot, i.name): i for i in ruled.items}
+    for item in said.items:
+        if item.source == "rules":  # the rules' own, at most made unsure by the model
+            assert item in (
+                ours[(item.slot, item.name)],
+                replace(ours[(item.slot, item.name)], unsure=True),
+            )
+            continue
+        # Only the model's: read by the rules from words of the message, to be confirmed.
+        assert item.source == "model" and item.unsure and memory.status_of(item) == "current"
+        assert (item.slot, item.name) not in ours
+        if isinstance(item.value, int | float):
+            assert f"{item.value:g}" in message
+        else:
+            assert item.text.lower() in message.lower()
+
+
+async def test_a_real_summary_narrative_is_checked_sentences_or_the_rules_with_a_reason(
+    llm_server: LLMEndpoint, knowledge: Knowledge, caplog
+) -> None:
+    client = client_for(llm_server)
+    state = loan_state()
+    try:
+        ctx = Context(
+            knowledge=knowledge,
+            brain=RulesBrain(knowledge),
+            lang="ko",
+            now=NOW,
+            llm=client,
+            llm_deadline=asyncio.get_running_loop().time() + WAIT,
+        )
+        told = await narrate(ctx, state)
+    finally:
+        await client.close()
+    assert client.calls.total() == 1  # one call, answered or a counted failure
+    if told.sentences is None:  # the rules' narrative, and why, logged
+        assert told.reason and f"the rules write the narrative ({told.reason}" in caplog.text
+        return
+    record = Record.of(knowledge, state, "ko", NOW, state["description"])
+    for sentence in told.sentences:  # every sentence kept passes every check
+        assert check_sentence(knowledge, record, sentence["text"], sentence["fields"]) is None
+    assert len(told.sentences) * 2 >= len(told.sentences) + sum(told.dropped.values())
 
 
 async def test_a_real_medical_composition_is_checked_or_the_rules_answer_with_a_reason(

@@ -893,9 +893,18 @@ async def ask_again(state: LegalState, runtime: Runtime[Context]) -> dict[str, A
 
 
 async def write_summary(state: LegalState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Write the summary in the sub-type's K4 format with its K3 information."""
+    """Write the summary in the sub-type's K4 format with its K3 information (in LLM mode
+    with the model's account in brief, checked by the rules)."""
     ctx = runtime.context
-    summary = build_summary(ctx.knowledge_base, dict(state), ctx.lang, today=ctx.now.date())
+    narrative = None
+    if ctx.llm is not None:
+        # Imported in LLM mode only: the openai package costs half a second of a start-up.
+        from graphs.legal.llm_summary import narrate
+
+        narrative = (await narrate(ctx, dict(state))).sentences
+    summary = build_summary(
+        ctx.knowledge_base, dict(state), ctx.lang, today=ctx.now.date(), narrative=narrative
+    )
     outbox = [
         *state.get("outbox", []),
         prompts.say(ctx.knowledge, ctx.lang, "summary_intro"),

@@ -23,10 +23,17 @@ DESCRIPTION_PREVIEW = 600
 
 
 def build_summary(
-    kb: KnowledgeBase, state: dict[str, Any], lang: str, *, today: date
+    kb: KnowledgeBase,
+    state: dict[str, Any],
+    lang: str,
+    *,
+    today: date,
+    narrative: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Summary text and structured data for a finished intake, in the K4 format with K3
-    information and the deadlines worked out from its dates as of `today`."""
+    information and the deadlines worked out from its dates as of `today`. `narrative`: the
+    sentences of the model's checked account (graphs/legal/llm_summary.py), shown first in the
+    format's narrative section; None: the rules' narrative, the person's own account."""
     kn = kb.knowledge
     sub_type = state["sub_type"]
     facts: dict[str, Any] = state.get("facts", {})
@@ -126,6 +133,10 @@ def build_summary(
         "deadlines": [d.as_dict() | {"days_left": d.days_left(today)} for d in deadlines],
         "urgent": legal_deadlines.is_urgent(deadlines, today),
         "language": lang,
+        # Who wrote the account in brief: the model (its sentences checked against the facts,
+        # each with the fields it rests on) or the rules (the person's own account alone).
+        "narrative_by": "model" if narrative else "rules",
+        "narrative": [dict(n) for n in narrative or []],
     }
     return {
         "text": render_text(kn, state, structured, lang, fmt.title.get(lang)),
@@ -156,6 +167,9 @@ def render_text(
     shown_in_sections = any(
         i["key"] == "action_description" for sec in data["sections"] for i in sec["items"]
     )
+    brief = _narrative_lines(kn, data, lang)
+    if brief and not shown_in_sections:
+        lines += [f"■ {brief[0]}", *brief[1:]]
     if description and not shown_in_sections:
         preview = (
             description
@@ -166,6 +180,8 @@ def render_text(
     for section in data["sections"]:
         lines.append("")
         lines.append(f"[{section['title']}]")
+        if brief and any(i["key"] == "action_description" for i in section["items"]):
+            lines += [f"· {brief[0]}", *brief[1:]]
         lines += [f"· {item['label']}: {item['display']}" for item in section["items"]]
     if data["details"]:
         lines.append("")
@@ -235,6 +251,17 @@ def render_text(
     lines.append("")
     lines.append(f"※ {kn.k3.disclaimer.get(lang)}")
     return "\n".join(lines)
+
+
+def _narrative_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
+    """The model's account in brief and the note that says so; none for the rules'."""
+    if data["narrative_by"] != "model":
+        return []
+    told = " ".join(n["text"] for n in data["narrative"])
+    return [
+        f"{kn.message('summary_narrative', lang)}: {told}",
+        f"  {kn.message('summary_narrative_by_model', lang)}",
+    ]
 
 
 def _due(kn: Knowledge, deadline: dict[str, Any], lang: str) -> str:

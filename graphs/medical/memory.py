@@ -11,7 +11,8 @@ and an item is one thing the person said, merged with every later mention of the
      "status": current | past | denied | family | removed,
      "first_said", "last_said", "checked_at" (ISO times), "mentions", "importance",
      "unsure", "confirmed" (None until asked), "asked_at", "input_id",
-     "history": [{"value", "text", "at"}]}     # earlier values, oldest first
+     "history": [{"value", "text", "at"}],     # earlier values, oldest first
+     "source": "model"}  # only on an item the model alone read (LLM mode)
 
 Decay follows the seed: freshness = exp(-λ · hours since the item was last said or confirmed),
 λ per slot type (vitals 0.1/h, labs 0.05, symptoms 0.02, medications 0.005, conditions 0.001);
@@ -211,6 +212,7 @@ def remember(
                 "details": list(said.details),
             }
             items.append(item)
+            _mark_source(item, said)
         else:
             item = items[found]
             if item["value"] != said.value or item["status"] != status:
@@ -234,6 +236,7 @@ def remember(
                 context=list(said.context) if said.slot in ("vitals", "labs") else [],
                 details=list(dict.fromkeys([*said.details, *item.get("details", [])]))[:4],
             )
+            _mark_source(item, said)
         changed.append(item)
     return {
         "subject": subject,
@@ -241,6 +244,14 @@ def remember(
         "raw": profile.get("raw", 0) + len(extraction.items),
         "removed": removed,
     }, changed
+
+
+def _mark_source(item: dict[str, Any], said: SlotItem) -> None:
+    """An item only the model read (LLM mode) says so until the rules read it again."""
+    if said.source == "rules":
+        item.pop("source", None)
+    else:
+        item["source"] = said.source
 
 
 def current_items(

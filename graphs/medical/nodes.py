@@ -28,6 +28,7 @@ from graphs.medical import (
     interactions,
     leads,
     llm_judge,
+    llm_reader,
     llm_writer,
     memory,
     questions,
@@ -130,6 +131,10 @@ async def extract_slots(state: MedicalState, runtime: Runtime[Context]) -> dict[
             profile = memory.settle(profile, pending["key"], None, now)
         pending, deferred = None, None
     said = questions.profile_slots(extractor(), text)
+    if ctx.llm is not None and text and not message.get("urgent"):
+        # LLM mode: the model reads too, the rules check it (never on a red flag's message:
+        # what to do now goes out without waiting for a model)
+        said = await llm_reader.read(ctx, extractor(), text, said)
     said, withdrawn = corrections.correct(extractor(), profile, text, said)
     if withdrawn:
         profile = memory.withdraw(profile, withdrawn)

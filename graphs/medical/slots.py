@@ -82,6 +82,7 @@ class SlotItem:
     details: tuple[str, ...] = ()  # of a symptom or condition: "2주째", "계단 오를 때"
     asked: bool = False  # a reading said inside a question: kept to be confirmed
     corrects: bool = False  # replaces a reading said wrong in an earlier message
+    source: str = "rules"  # who read it: "model" for an item only the model found (LLM mode)
 
 
 @dataclass(frozen=True)
