@@ -1,6 +1,7 @@
 """Benchmark: the legal intake in LLM mode against a fake model, next to the rules alone.
 
     .venv/bin/python bench/llm.py [--chats 5] [--turns 8] [--latency 0.2] [--fail 0.2]
+                                  [--domain legal|medical] [--index-dir DIR]
 
 Both runs in the same process, one after the other, chats one at a time, on fresh SQLite files: the rules brain
 (the baseline), then the LLM brain against the fake OpenAI-compatible server of the tests
@@ -10,8 +11,12 @@ reads nothing a rules reader would not (an empty reading, LOAN for a case type, 
 the amount for the summary's account), so what is
 measured is the cost of the calls, not their judgement. Prints, per user turn: model calls
 (median and mean), turn latency p50/p95, prompt and completion tokens, the share of calls
-that fell back to the rules, and the same latencies for the rules alone. Not a test: nothing
-is asserted.
+that fell back to the rules, and the same latencies for the rules alone. `--domain medical`
+plays health questions to the medical assistant instead (one knowledge index for both runs,
+built in a temporary directory or kept in `--index-dir`): the fake model composes the answer
+from the first passage it is given, judges it 0.9 and writes a query when asked, so a turn's
+calls are three samples, a judge and, on a retry, a rewrite and three more. Not a test:
+nothing is asserted.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.engine_throughput import percentile  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.engine import Engine, Inbound  # noqa: E402
+from knowledge.kb import KnowledgeBase, open_index  # noqa: E402
+from knowledge.loader import default_knowledge  # noqa: E402
 from tests.fakes.openai_api import FakeOpenAI, OpenAIApiError  # noqa: E402
 
 NOW = datetime(2026, 11, 26, 10, 0, tzinfo=UTC)
@@ -48,6 +55,26 @@ SCRIPT = [
 ]
 
 
+MEDICAL_SCRIPT = [
+    "What is a normal fasting blood glucose level?",
+    "I have diabetes and take metformin. What exercise is safe?",
+    "How much salt should I eat a day?",
+    "What does an LDL cholesterol of 170 mean?",
+    "고혈압이 있는데 운동은 어떻게 해요?",
+    "메트포르민 부작용이 뭐예요?",
+    "When should I check my blood pressure?",
+    "How can I sleep better?",
+]
+
+
+def composed(body: dict[str, Any]) -> str:
+    """The first sentence of the first passage given, citing it (it passes every check)."""
+    block = body["messages"][0]["content"].split("Passages:\n", 1)[1]
+    text = block.split("\n", 2)[1]
+    first = text.split(". ")[0].rstrip(".") + "."
+    return json.dumps({"sentences": [{"text": first, "cites": ["P1"]}]}, ensure_ascii=False)
+
+
 def responder(fail: float, rng: random.Random):
     def answer(body: dict[str, Any]) -> str | dict[str, Any]:
         if rng.random() < fail:
@@ -58,20 +85,38 @@ def responder(fail: float, rng: random.Random):
         if name == "LLMNarrative":  # the summary's account in brief: one checked sentence
             told = {"text": "의뢰인은 3,000,000원을 빌려주었습니다.", "fields": ["amount"]}
             return json.dumps({"sentences": [told]}, ensure_ascii=False)
+        if name == "Composition":
+            return composed(body)
+        if name == "Judgement":
+            return json.dumps({"score": 0.9, "reasons": ["supported"]})
+        if name == "SearchQuery":
+            return json.dumps({"query": "medical guidance"})
         return json.dumps({"clauses": [], "values": [], "unknown": False})
 
     return answer
 
 
-async def run(settings: Settings, chats: int, turns: int) -> dict[str, Any]:
+async def run(
+    settings: Settings, chats: int, turns: int, kb: KnowledgeBase | None = None
+) -> dict[str, Any]:
     """Chats one after another (a turn's own cost; calls counted per turn)."""
-    engine = await Engine.open(settings)
+    engine = await Engine.open(settings, kb=kb) if kb else await Engine.open(settings)
     client = getattr(engine.services.brain, "client", None)
     latencies: list[float] = []
     calls: list[int] = []
+    script = MEDICAL_SCRIPT if kb else SCRIPT
     try:
         for number in range(1, chats + 1):
-            for i, line in enumerate((SCRIPT * 3)[:turns]):
+            if kb:  # the medical assistant, chosen as a person would
+                start = Inbound(
+                    chat_id=number,
+                    kind="command",
+                    command="start",
+                    args=("medical",),
+                    at=NOW - timedelta(minutes=1),
+                )
+                await engine.handle(start)
+            for i, line in enumerate((script * 3)[:turns]):
                 at = NOW + timedelta(minutes=i)
                 before = sum(client.calls.values()) if client else 0
                 start = time.perf_counter()
@@ -89,10 +134,16 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=8)
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per model answer")
     parser.add_argument("--fail", type=float, default=0.2, help="share of calls answered 500")
+    parser.add_argument("--domain", choices=("legal", "medical"), default="legal")
+    parser.add_argument("--index-dir", type=Path, default=None, help="reuse/keep the index here")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        kb = None
+        if args.domain == "medical":
+            knowledge = default_knowledge()
+            kb = KnowledgeBase(knowledge, open_index(args.index_dir or Path(tmp), knowledge))
         base = {"intake_data_dir": Path(tmp) / "rules", "_env_file": None}
-        rules = await run(Settings(**base), args.chats, args.turns)
+        rules = await run(Settings(**base), args.chats, args.turns, kb)
         async with FakeOpenAI() as fake:
             fake.latency = args.latency
             fake.responder = responder(args.fail, random.Random(7))
@@ -103,7 +154,7 @@ async def main() -> None:
                 intake_llm_model="fake",
                 _env_file=None,
             )
-            llm = await run(settings, args.chats, args.turns)
+            llm = await run(settings, args.chats, args.turns, kb)
             requests = len(fake.chat_requests())
     turns = args.chats * args.turns
     client = llm["client"]
@@ -111,7 +162,8 @@ async def main() -> None:
     fell_back = calls - client.calls["ok"]
     per_turn = requests / turns
     print(
-        f"{args.chats} chats x {args.turns} turns, model latency {args.latency}s, {args.fail:.0%} failing"
+        f"{args.domain}: {args.chats} chats x {args.turns} turns, "
+        f"model latency {args.latency}s, {args.fail:.0%} failing"
     )
     print(f"{'':24}{'rules (baseline)':>18}{'LLM mode':>12}")
     for name, q in (("turn latency p50", 0.5), ("turn latency p95", 0.95)):

@@ -13,6 +13,7 @@ seconds, so there are few of them (about a dozen)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import replace
 from datetime import datetime
 
@@ -27,12 +28,13 @@ from graphs.legal.llm_brain import LLMBrain, LLMClassification
 from graphs.legal.llm_summary import narrate
 from graphs.legal.narrative_checks import Record, check_sentence
 from graphs.legal.rules_brain import RulesBrain
-from graphs.medical import llm_reader, memory, questions
+from graphs.medical import llm_reader, llm_writer, memory, questions
 from graphs.medical.about import extractor
 from knowledge.loader import Knowledge
 from tests.llm_model import LLMEndpoint
 from tests.support import WAIT
 from tests.test_hardening import choice, session_of, text
+from tests.test_llm_medical import GLUCOSE, SALT, entry_passage
 from tests.test_llm_summary import loan_state
 
 pytestmark = pytest.mark.llm
@@ -249,3 +251,37 @@ async def test_a_real_summary_narrative_is_checked_sentences_or_the_rules_with_a
     for sentence in told.sentences:  # every sentence kept passes every check
         assert check_sentence(knowledge, record, sentence["text"], sentence["fields"]) is None
     assert len(told.sentences) * 2 >= len(told.sentences) + sum(told.dropped.values())
+
+
+async def test_a_real_medical_composition_is_checked_or_the_rules_answer_with_a_reason(
+    llm_server: LLMEndpoint, knowledge: Knowledge, kb, caplog, monkeypatch
+) -> None:
+    """One English question, one sample (agreement is the fake's to test): what comes back is
+    sentences that passed every check, citing only the passages given, or None with a reason
+    logged (the rules' body then)."""
+    monkeypatch.setattr(llm_writer, "SAMPLES", 1)
+    client = client_for(llm_server)
+    passages = [entry_passage(GLUCOSE), entry_passage(SALT)]
+    ctx = Context(
+        knowledge=knowledge,
+        brain=RulesBrain(knowledge),
+        lang="en",
+        now=NOW,
+        kb=kb,
+        llm=client,
+        llm_deadline=asyncio.get_running_loop().time() + WAIT,
+    )
+    try:
+        with caplog.at_level(logging.WARNING):
+            written = await llm_writer.compose(ctx, "What is a normal fasting glucose?", passages)
+    finally:
+        await client.close()
+    assert client.calls.total() == 1  # one call, answered or a counted failure
+    if written is None:
+        assert "the rules' answer" in caplog.text
+        return
+    assert written.body and len(written.body) <= llm_writer.MAX_SENTENCES
+    assert {p.id for p in written.cited} <= {p.id for p in passages} and written.cited
+    for sentence in written.body:
+        assert llm_writer.in_language(sentence, "en")
+        assert llm_writer.numbers_hold(sentence, written.cited)

@@ -122,8 +122,10 @@ class LLMClient:
         system: str,
         user: str,
         timeout: float | None = None,
+        temperature: float = 0.0,
     ) -> tuple[T, Usage]:
-        """One object of `schema` for `user` (the person's words) under `system` (ours)."""
+        """One object of `schema` for `user` (the person's words) under `system` (ours); a
+        `temperature` above 0 for samples meant to differ (the medical answer's agreement)."""
         if time.monotonic() < self._open_until:
             self.calls["circuit_open"] += 1
             raise LLMFailure("circuit_open")
@@ -136,7 +138,7 @@ class LLMClient:
         try:
             async with self._gate:
                 for attempt in (1, 2):
-                    content, usage = await self._call(task, schema, messages, timeout)
+                    content, usage = await self._call(task, schema, messages, timeout, temperature)
                     spent += usage
                     try:
                         result = schema.model_validate_json(content)
@@ -165,6 +167,7 @@ class LLMClient:
         schema: type[BaseModel],
         messages: list[dict[str, Any]],
         timeout: float | None,
+        temperature: float = 0.0,
     ) -> tuple[str, Usage]:
         name = schema.__name__
         options: dict[str, Any] = {}
@@ -188,7 +191,7 @@ class LLMClient:
             response = await self._client.chat.completions.create(
                 model=self.config.models.get(task, self.config.model),
                 messages=messages,  # type: ignore[arg-type]
-                temperature=0,
+                temperature=temperature,
                 timeout=min(timeout, self.config.timeout) if timeout else self.config.timeout,
                 **options,
             )

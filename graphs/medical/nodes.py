@@ -27,7 +27,9 @@ from graphs.medical import (
     corrections,
     interactions,
     leads,
+    llm_judge,
     llm_reader,
+    llm_writer,
     memory,
     questions,
     rejection,
@@ -567,8 +569,9 @@ async def assemble_context(state: MedicalState, runtime: Runtime[Context]) -> di
 
 
 async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
-    """An answer composed from the best passages in the person's language, personalised from the
-    profile, with its sources; a caution when the evidence is uncertain."""
+    """An answer composed from the best passages in the person's language (in LLM mode written
+    by the model, checked), personalised from the profile, with its sources; a caution when the
+    evidence is uncertain."""
     ctx = runtime.context
     kn, lang, now = ctx.knowledge, ctx.lang, ctx.now
     if state.get("intent") == "clarify" and state.get("clarify") == "measure":
@@ -646,6 +649,13 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
             body += ev.best_sentences(other.text, terms | set(missing), 1)
             used.append(other)
             covered |= set(other.concepts)
+    writer = "rules"
+    if ctx.llm is not None:  # LLM mode: the model writes the body from the passages, checked
+        written = await llm_writer.compose(ctx, question, passages)
+        if written is not None:
+            body, used, writer = written.body, written.cited, "model"
+            if written.disagrees:  # its samples disagree: confirm with a clinician, not cached
+                doubt = max(doubt, llm_writer.DISAGREED)
     profile = state.get("profile") or memory.new_profile()
     personal, used_keys = _personal(
         kn,
@@ -682,6 +692,7 @@ async def generate_answer(state: MedicalState, runtime: Runtime[Context]) -> dic
             "used_keys": used_keys,
             "answered": True,
             "entries": [p.id for p in used],
+            "writer": writer,
         },
         "uncertainty": doubt,
         "consistency": agreement,
@@ -867,25 +878,36 @@ def _passage_vectors(
 
 async def refine(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """Quality of the answer: coverage of the question's concepts and grounding in the
-    passages, with the best passage's relevance."""
+    passages, with the best passage's relevance; in LLM mode lowered to the model's judge."""
     answer = state.get("answer") or {}
     passages = [ev.Passage.from_state(p) for p in state.get("passages") or []]
     if not answer.get("answered"):
-        return {"quality": 0.0}
+        return {"quality": 0.0, "judge": None}
     asked = [*(state.get("concepts") or []), *(state.get("focus") or [])]
-    cover = ev.coverage(asked, state.get("question") or "", passages[:3])
+    question = state.get("question") or ""
+    cover = ev.coverage(asked, question, passages[:3])
     grounded = ev.grounding(answer.get("body") or [], passages)
-    return {"quality": ev.quality(cover, grounded, passages[0].relevance if passages else 0.0)}
+    quality = ev.quality(cover, grounded, passages[0].relevance if passages else 0.0)
+    if runtime.context.llm is None:
+        return {"quality": quality}
+    # LLM mode: the model's score can only lower the rules' (llm_judge.combined)
+    judged = await llm_judge.judge(runtime.context, question, answer.get("body") or [], passages)
+    return {"quality": llm_judge.combined(quality, judged), "judge": judged}
 
 
 async def quality_check(state: MedicalState, runtime: Runtime[Context]) -> dict[str, Any]:
     """The query rewritten when the route (`route_after_quality`, a pure function of what this
-    node leaves unchanged) will retrieve again; nothing otherwise."""
+    node leaves unchanged) will retrieve again (in LLM mode by the model, checked); nothing
+    otherwise."""
     ctx = runtime.context
     updates: dict[str, Any] = {}
     if route_after_quality(state) == "retrieve":
-        updates["query"] = _rewrite(
-            state.get("question") or "",
+        question = state.get("question") or ""
+        written = None
+        if ctx.llm is not None:  # LLM mode: the model's query when it passes the checks
+            written = await llm_judge.rewrite(ctx, question, state.get("query") or "")
+        updates["query"] = written or _rewrite(
+            question,
             state.get("concepts") or [],
             state.get("profile") or memory.new_profile(),
             ctx.now,
@@ -966,6 +988,8 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
                 "retrievals": state.get("retrievals") or 0,
                 "intent": state.get("intent"),
                 "concepts": state.get("concepts") or [],
+                "writer": answer.get("writer") or "rules",  # who wrote the answer's body
+                "judge": state.get("judge"),  # the model's score and reasons (LLM mode)
                 "at": now.isoformat(timespec="seconds"),
             }
         )
@@ -1008,4 +1032,5 @@ async def store_response(state: MedicalState, runtime: Runtime[Context]) -> dict
         "passages": [],
         "extraction": None,
         "qvec": None,
+        "judge": None,
     }

@@ -205,5 +205,9 @@ def summary_text(
                 if q["sources"]
                 else ("자료 없음" if ko else "no source found")
             )
-            lines.append(f"• {q['q'][:120]} — {sources}")
+            # an answer the model wrote (LLM mode, checked) is marked for staff
+            written = (
+                (" (모델 작성)" if ko else " (model-written)") if q.get("writer") == "model" else ""
+            )
+            lines.append(f"• {q['q'][:120]} — {sources}{written}")
     return "\n".join(lines)

@@ -40,6 +40,7 @@ class MedicalState(TypedDict, total=False):
     consistency: float
     uncertainty: float
     quality: float
+    judge: dict[str, Any] | None  # LLM mode: the model's {"score", "reasons"} of the answer
     previous_quality: float | None
     answer: dict[str, Any] | None  # {"lines", "sources", "used_keys", "answered"}
     cached: bool
