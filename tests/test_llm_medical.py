@@ -181,6 +181,19 @@ def test_numbers_are_read_with_their_units_and_ranges() -> None:
     assert not llm_writer.in_language("糖尿病前期很常见。", "en")
 
 
+async def test_a_sentence_citing_a_passage_for_what_it_does_not_say_is_dropped(
+    fake: FakeOpenAI, client: LLMClient, knowledge: Knowledge, kb, caplog
+) -> None:
+    passage = entry_passage(GLUCOSE)
+    kept = ev.sentences(passage.text)[0]
+    made_up = "Cinnamon tea every evening cures diabetes without any medicine."
+    fake.reply_next(*[composition((kept, ["P1"]), (made_up, ["P1"]))] * 3)
+    with caplog.at_level(logging.WARNING):
+        written = await compose(context(knowledge, kb, client), "fasting glucose?", [passage])
+    assert written is not None and written.body == [kept]
+    assert "not_in_passages" in caplog.text
+
+
 @pytest.mark.parametrize(
     ("script", "reason"),
     [
@@ -382,17 +395,10 @@ async def test_samples_that_disagree_add_the_caution_and_keep_the_answer_out_of_
     model = Model()
 
     def drifting(body: dict[str, Any], n: int) -> str:
-        # three samples on three topics (each passes the checks: no number, cites P1)
-        return composition(
-            (
-                [
-                    ev.sentences(passages_sent(body)["P1"])[0],
-                    "Eating less salt lowers blood pressure and stroke risk.",
-                    "Children should sleep at regular times every night.",
-                ][(n - 1) % 3],
-                ["P1"],
-            )
-        )
+        # three samples each on another passage (each passes the checks: its own words, cited)
+        sent = passages_sent(body)
+        pid = list(sent)[[0, len(sent) // 2, -1][(n - 1) % 3]]
+        return composition((ev.sentences(sent[pid])[-1], [pid]))
 
     model.compose = drifting
     fake.responder = model

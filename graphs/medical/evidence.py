@@ -273,20 +273,27 @@ def coverage(question_concepts: list[str], question: str, passages: list[Passage
     return sum(1 for w in words if w in bag) / len(words)
 
 
+# Share of a sentence's words that must come from the passages for it to count as grounded.
+GROUNDED_SHARE = 0.6
+
+
+def grounded(sentence: str, passages: list[Passage]) -> bool:
+    """Whether at least GROUNDED_SHARE of the sentence's words are words of the passages."""
+    words = set(tokenize(sentence))
+    if not words:
+        return False
+    bag: set[str] = set()
+    for p in passages:
+        bag |= set(tokenize(p.text))
+    return len(words & bag) / len(words) >= GROUNDED_SHARE
+
+
 def grounding(answer_sentences: list[str], passages: list[Passage]) -> float:
     """The share of the answer's sentences whose words come from the passages (an extractive
     offline answer is grounded by construction; the LLM mode is checked by this)."""
     if not answer_sentences:
         return 0.0
-    bag = set()
-    for p in passages:
-        bag |= set(tokenize(p.text))
-    grounded = 0
-    for sentence in answer_sentences:
-        words = set(tokenize(sentence))
-        if words and len(words & bag) / len(words) >= 0.6:
-            grounded += 1
-    return grounded / len(answer_sentences)
+    return sum(grounded(s, passages) for s in answer_sentences) / len(answer_sentences)
 
 
 def quality(cover: float, grounded: float, relevance: float) -> float:

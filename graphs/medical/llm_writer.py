@@ -7,6 +7,8 @@ passages it rests on. A sentence is dropped when
 - it cites no passage, or an id not among those given;
 - a number in it (digits, with or without a unit: a dose, mg, %, times a day) does not stand,
   with that unit when it has one, in a passage it cites;
+- fewer than `evidence.GROUNDED_SHARE` of its words are words of the passages it cites (a
+  sentence citing a real passage for what that passage does not say);
 - it is not in the run's language (the share of Hangul among its letters);
 - it comes after the sixth kept sentence or past ~1,200 characters.
 Nothing left: the rules' body, the reason logged.
@@ -158,6 +160,8 @@ def checked(
             reason = "unknown_id"
         elif not numbers_hold(text, [ids[r] for r in refs]):
             reason = "number_not_in_passages"
+        elif not ev.grounded(text, [ids[r] for r in refs]):
+            reason = "not_in_passages"  # its words are not the cited passages' words
         elif not in_language(text, lang):
             reason = "language"
         elif len(body) >= MAX_SENTENCES or length + len(text) > MAX_CHARS:
