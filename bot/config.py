@@ -65,7 +65,7 @@ class Settings(BaseSettings):
     intake_llm_structured: Literal["json_schema", "function_calling", "json_mode"] = "json_schema"
     intake_llm_timeout: float = Field(20.0, gt=0, description="seconds per model call")
     intake_llm_budget: float = Field(
-        8.0, gt=0, description="seconds a turn waits for one model call before the rules answer"
+        8.0, gt=0, description="seconds all of a turn's model calls share before the rules answer"
     )
     intake_llm_concurrency: int = Field(4, ge=1, description="model calls at once")
     intake_llm_mask: Literal["auto", "on", "off"] = Field(

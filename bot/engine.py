@@ -244,7 +244,8 @@ class Engine:
             h = Handling(inbound=inbound, reply=reply, view=view, lang=None if view.lang else lang)
             if not view.lang_chosen and (followed := self._followed_lang(inbound, lang)):
                 reply.lang = h.lang = followed  # answered as they write, and remembered
-            with metered() as h.meter:  # what the model's calls of this turn cost
+            # what the model's calls of this turn cost, and by when they must all have ended
+            with metered(self.settings.intake_llm_budget) as h.meter:
                 await self._dispatch(h)
             await self._commit(h, self._offered(h))
             log.info(

@@ -27,7 +27,7 @@ from db.engine import Checkpoints
 from db.locks import ChatLocks
 from graphs.common.brain import Brain
 from graphs.common.context import Context
-from graphs.common.usage import Meter
+from graphs.common.usage import Meter, turn_deadline
 from graphs.registry import IntakeSpec
 from graphs.safety.rules import Recent
 from knowledge.kb import KnowledgeBase
@@ -63,8 +63,10 @@ class Services:
         now = inbound.at.astimezone(self.settings.zone)
         llm = getattr(self.brain, "client", None)  # LLM mode: the brain's model client
         deadline = None
-        if llm is not None:
-            deadline = asyncio.get_running_loop().time() + self.settings.intake_llm_budget
+        if llm is not None:  # the turn's (see Engine.handle), else this run's own budget
+            deadline = turn_deadline() or (
+                asyncio.get_running_loop().time() + self.settings.intake_llm_budget
+            )
         return Context(
             knowledge=self.knowledge,
             brain=self.brain,

@@ -20,7 +20,7 @@ from graphs.legal.llm_brain import LLMBrain, LLMClassification, LLMReading
 from graphs.legal.rules_brain import RulesBrain
 from knowledge.loader import Knowledge
 from tests.fakes.openai_api import FakeOpenAI
-from tests.test_hardening import choice, joined, offered, session_of, text
+from tests.test_hardening import CHAT, choice, joined, offered, session_of, text
 
 NOW = datetime(2026, 11, 26, 12, 0)
 
@@ -299,9 +299,8 @@ def llm_settings(tmp_path, fake: FakeOpenAI, **more) -> Settings:
         intake_llm="on",
         intake_llm_base_url=fake.url,
         intake_llm_model="fake-chat",
-        intake_llm_timeout=2.0,
         _env_file=None,
-        **more,
+        **{"intake_llm_timeout": 2.0, **more},
     )
 
 
@@ -357,6 +356,29 @@ async def test_a_value_only_the_model_read_and_the_person_denies_is_not_recorded
         assert "counterparty" not in state["facts"]
         assert not state.get("asides")  # a wrong reading is no fact for the lawyer either
         assert knowledge.message("additions_declined", "ko") in joined(reply)
+    finally:
+        await engine.close()
+
+
+async def test_the_calls_of_one_turn_share_its_budget(
+    fake: FakeOpenAI, tmp_path, knowledge: Knowledge, kb
+) -> None:
+    """A first description is classified and then read: both calls end within one
+    INTAKE_LLM_BUDGET, so the read gets only what the classification left of it."""
+    settings = llm_settings(tmp_path, fake, intake_llm_budget=6.0, intake_llm_timeout=6.0)
+    engine = await Engine.open(settings, knowledge=knowledge, kb=kb)
+    try:
+        # a first intake in another chat loads what any first message needs
+        fake.reply_next(json.dumps({"sub_type": "LOAN", "confidence": 0.9}), reading())
+        await engine.handle(text("친구가 빌려간 돈을 안 갚아요", chat=CHAT + 1))
+        assert engine.services.brain.client.calls["budget"] == 0
+        fake.delay_next(4.5, count=2)  # each alone is within the budget; both are not
+        fake.reply_next(json.dumps({"sub_type": "LOAN", "confidence": 0.9}), reading())
+        reply = await engine.handle(text("옆집 박씨가 작년 5월에 빌려간 돈을 안 갚아요"))
+        assert reply.messages  # answered, the rules reading what the model could not
+        assert engine.services.brain.client.calls["budget"] == 1
+        state = await engine.intake_state((await session_of(engine)).id)
+        assert state["sub_type"] == "LOAN"  # the classification came in time
     finally:
         await engine.close()
 

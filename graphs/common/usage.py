@@ -3,11 +3,14 @@
 The turn opens a meter (`metered`), the model client charges each call's tokens to the meter
 of the turn it runs in (`charge`), and the turn's one write adds them to its session. The
 meter is a context variable: the graph's nodes run in tasks that inherit the turn's context,
-so calls of chats handled at the same time never mix.
+so calls of chats handled at the same time never mix. The meter also holds the turn's
+deadline (`INTAKE_LLM_BUDGET` from the turn's start): every model call of the turn, whichever
+graph or brain makes it, ends by then (`turn_deadline`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -34,15 +37,18 @@ class Meter:
 
     used: Usage = Usage()
     calls: int = 0
+    deadline: float | None = None  # event-loop time by which the turn's model calls end
 
 
 _CURRENT: ContextVar[Meter | None] = ContextVar("intake_llm_meter", default=None)
 
 
 @contextmanager
-def metered() -> Iterator[Meter]:
-    """A fresh meter for the calls made inside the block (and the tasks it starts)."""
-    meter = Meter()
+def metered(budget: float | None = None) -> Iterator[Meter]:
+    """A fresh meter for the calls made inside the block (and the tasks it starts), which
+    must end within `budget` seconds (no bound without one)."""
+    deadline = None if budget is None else asyncio.get_running_loop().time() + budget
+    meter = Meter(deadline=deadline)
     token = _CURRENT.set(meter)
     try:
         yield meter
@@ -56,3 +62,9 @@ def charge(usage: Usage) -> None:
     if meter is not None:
         meter.used += usage
         meter.calls += 1
+
+
+def turn_deadline() -> float | None:
+    """The running turn's deadline for model calls (None outside a turn or without a budget)."""
+    meter = _CURRENT.get()
+    return meter.deadline if meter is not None else None

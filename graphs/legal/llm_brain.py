@@ -30,6 +30,7 @@ from pydantic import BaseModel, Field
 from graphs.common.brain import CONFIDENT, Candidate, Classification
 from graphs.common.llm import LLMClient, LLMFailure
 from graphs.common.reading import Act, Reading, Role, Value
+from graphs.common.usage import turn_deadline
 from graphs.legal.rules_brain import RulesBrain
 from knowledge.loader import Knowledge
 
@@ -252,11 +253,21 @@ class LLMBrain:
     async def _ask(
         self, task: str, schema: type[BaseModel], system: str, text: str
     ) -> BaseModel | None:
-        """The model's answer, or None (logged by the client) when it gave nothing usable."""
+        """The model's answer, or None (logged by the client) when it gave nothing usable.
+        A call ends within the turn's budget (`turn_deadline`: a first description is both
+        classified and read, a last answer read and summarised, in one turn)."""
+        limit = self.budget
+        deadline = turn_deadline()
+        if deadline is not None:
+            limit = min(limit, deadline - asyncio.get_running_loop().time())
+        if limit <= 0:
+            self.client.calls["budget"] += 1
+            log.warning("LLM %s skipped (the turn's budget is spent); the rules take it", task)
+            return None
         try:
-            async with asyncio.timeout(self.budget):
+            async with asyncio.timeout(limit):
                 result, _ = await self.client.structured(
-                    task, schema, system=system, user=text, timeout=self.budget
+                    task, schema, system=system, user=text, timeout=limit
                 )
         except LLMFailure:
             return None
