@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/llm.py [--chats 5] [--turns 8] [--latency 0.2] [--fail 0.2]
                                   [--domain legal|medical] [--index-dir DIR]
+                                  [--base-url URL [--model NAME] [--budget S]]
 
 Both runs in the same process, one after the other, chats one at a time, on fresh SQLite files: the rules brain
 (the baseline), then the LLM brain against the fake OpenAI-compatible server of the tests
@@ -15,8 +16,12 @@ that fell back to the rules, and the same latencies for the rules alone. `--doma
 plays health questions to the medical assistant instead (one knowledge index for both runs,
 built in a temporary directory or kept in `--index-dir`): the fake model composes the answer
 from the first passage it is given, judges it 0.9 and writes a query when asked, so a turn's
-calls are three samples, a judge and, on a retry, a rewrite and three more. Not a test:
-nothing is asserted.
+calls are three samples, a judge and, on a retry, a rewrite and three more. `--base-url`
+runs LLM mode against a real OpenAI-compatible server instead of the fake (e.g. the local model
+of scripts/local_llm.sh, with a `--budget` in seconds a slow model needs), and the medical lane
+then also prints what the answers were, side by side: questions answered, answers written by
+the model (checked) or the rules, sources cited per answer, answers flagged uncertain. Not a
+test: nothing is asserted.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.engine_throughput import percentile  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.engine import Engine, Inbound  # noqa: E402
+from db import medical_repo  # noqa: E402
 from knowledge.kb import KnowledgeBase, open_index  # noqa: E402
 from knowledge.loader import default_knowledge  # noqa: E402
 from tests.fakes.openai_api import FakeOpenAI, OpenAIApiError  # noqa: E402
@@ -96,6 +102,31 @@ def responder(fail: float, rng: random.Random):
     return answer
 
 
+async def questions_asked(engine: Engine, chat_id: int) -> list[dict[str, Any]]:
+    """The medical assistant's log of a chat's questions (answered, writer, sources, ...)."""
+    row = await medical_repo.profile_of(engine=engine.records, chat_id=chat_id)
+    if row is None:
+        return []
+    config = {"configurable": {"thread_id": row.id}}
+    snapshot = await engine.services.medical_graph.aget_state(config)
+    return list((snapshot.values or {}).get("asked") or [])
+
+
+def answers(asked: list[dict[str, Any]]) -> dict[str, float]:
+    """What the medical answers were: answered, by whom, sources per answer, flagged uncertain."""
+    questions = [a for a in asked if not a.get("urgent")]
+    answered = [a for a in questions if a.get("answered")]
+    return {
+        "questions": len(questions),
+        "answered": len(answered),
+        "by the model": sum(1 for a in answered if a.get("writer") == "model"),
+        "sources per answer": (
+            sum(len(a.get("sources") or []) for a in answered) / len(answered) if answered else 0
+        ),
+        "flagged uncertain": sum(1 for a in answered if (a.get("uncertainty") or 0) > 0.5),
+    }
+
+
 async def run(
     settings: Settings, chats: int, turns: int, kb: KnowledgeBase | None = None
 ) -> dict[str, Any]:
@@ -104,6 +135,7 @@ async def run(
     client = getattr(engine.services.brain, "client", None)
     latencies: list[float] = []
     calls: list[int] = []
+    asked: list[dict[str, Any]] = []
     script = MEDICAL_SCRIPT if kb else SCRIPT
     try:
         for number in range(1, chats + 1):
@@ -123,7 +155,9 @@ async def run(
                 await engine.handle(Inbound(chat_id=number, kind="text", text=line, at=at))
                 latencies.append(time.perf_counter() - start)
                 calls.append((sum(client.calls.values()) if client else 0) - before)
-        return {"latencies": latencies, "client": client, "calls": calls}
+            if kb:
+                asked += await questions_asked(engine, number)
+        return {"latencies": latencies, "client": client, "calls": calls, "asked": asked}
     finally:
         await engine.close()
 
@@ -136,6 +170,9 @@ async def main() -> None:
     parser.add_argument("--fail", type=float, default=0.2, help="share of calls answered 500")
     parser.add_argument("--domain", choices=("legal", "medical"), default="legal")
     parser.add_argument("--index-dir", type=Path, default=None, help="reuse/keep the index here")
+    parser.add_argument("--base-url", help="a real OpenAI-compatible /v1 instead of the fake")
+    parser.add_argument("--model", default="local", help="the model named with --base-url")
+    parser.add_argument("--budget", type=float, default=8.0, help="INTAKE_LLM_BUDGET, seconds")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         kb = None
@@ -144,6 +181,20 @@ async def main() -> None:
             kb = KnowledgeBase(knowledge, open_index(args.index_dir or Path(tmp), knowledge))
         base = {"intake_data_dir": Path(tmp) / "rules", "_env_file": None}
         rules = await run(Settings(**base), args.chats, args.turns, kb)
+        if args.base_url:  # a real server: its own latency and failures
+            settings = Settings(
+                intake_data_dir=Path(tmp) / "llm",
+                intake_llm="on",
+                intake_llm_base_url=args.base_url,
+                intake_llm_model=args.model,
+                intake_llm_budget=args.budget,
+                intake_llm_timeout=args.budget,
+                _env_file=None,
+            )
+            llm = await run(settings, args.chats, args.turns, kb)
+            requests = sum(llm["client"].calls.values())
+            report(args, rules, llm, requests)
+            return
         async with FakeOpenAI() as fake:
             fake.latency = args.latency
             fake.responder = responder(args.fail, random.Random(7))
@@ -156,15 +207,23 @@ async def main() -> None:
             )
             llm = await run(settings, args.chats, args.turns, kb)
             requests = len(fake.chat_requests())
+    report(args, rules, llm, requests)
+
+
+def report(
+    args: argparse.Namespace, rules: dict[str, Any], llm: dict[str, Any], requests: int
+) -> None:
     turns = args.chats * args.turns
     client = llm["client"]
     calls = sum(client.calls.values())
     fell_back = calls - client.calls["ok"]
     per_turn = requests / turns
-    print(
-        f"{args.domain}: {args.chats} chats x {args.turns} turns, "
-        f"model latency {args.latency}s, {args.fail:.0%} failing"
+    model = (
+        f"model at {args.base_url} ({args.model}), budget {args.budget}s"
+        if args.base_url
+        else f"model latency {args.latency}s, {args.fail:.0%} failing"
     )
+    print(f"{args.domain}: {args.chats} chats x {args.turns} turns, {model}")
     print(f"{'':24}{'rules (baseline)':>18}{'LLM mode':>12}")
     for name, q in (("turn latency p50", 0.5), ("turn latency p95", 0.95)):
         a, b = percentile(rules["latencies"], q), percentile(llm["latencies"], q)
@@ -178,6 +237,10 @@ async def main() -> None:
         f"{'calls fallen back':24}{'':>18}{fell_back / max(calls, 1):>12.0%}  {dict(client.calls)}"
     )
     print(f"{'median calls per turn':24}{'':>18}{statistics.median(llm['calls']):>12}")
+    if args.domain == "medical":
+        ours, theirs = answers(rules["asked"]), answers(llm["asked"])
+        for name in ours:
+            print(f"{name:24}{ours[name]:>18.3g}{theirs[name]:>12.3g}")
 
 
 if __name__ == "__main__":
