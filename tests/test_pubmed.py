@@ -8,6 +8,7 @@ clock, never timed. Tests using the `fake` fixture start a server and are `slow`
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -217,6 +218,19 @@ async def test_the_limiter_lets_at_most_rate_starts_in_any_second(
         starts.append(clock.now)
     assert all(starts[i + rate] - starts[i] >= 1.0 for i in range(len(starts) - rate))
     assert sum(clock.sleeps) == pytest.approx(waited)
+
+
+async def test_calls_at_once_still_share_the_limit() -> None:
+    clock = FakeClock()
+    limiter = RateLimiter(3, clock=clock, sleep=clock.sleep)
+    starts: list[float] = []
+
+    async def one() -> None:
+        await limiter.wait()
+        starts.append(clock.now)
+
+    await asyncio.gather(*(one() for _ in range(7)))
+    assert starts == [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0]
 
 
 @pytest.mark.parametrize(

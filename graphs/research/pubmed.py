@@ -121,7 +121,7 @@ class PubMedClient:
         self._sleep = sleep
         self._timeout = timeout
         self._own_http = http is None
-        self._http = http or httpx.AsyncClient(timeout=timeout)
+        self._http = http or httpx.AsyncClient(timeout=timeout, follow_redirects=True)
         self.requests = 0  # HTTP requests sent (cache hits not counted)
         self.retried = 0  # of those, sent again after a 429, a 5xx, a timeout or no connection
 
