@@ -28,7 +28,7 @@ from sqlalchemy import text
 from db.engine import create_records_engine, dispose_records_engine
 from db.repo import RecordsCache
 from db.repo.research_cache import cache_key
-from graphs.research.trials import MAX_QUERY, TrialsClient, parse_page, parse_study
+from graphs.research.trials import MAX_QUERY, MAX_WAIT, TrialsClient, parse_page, parse_study
 from graphs.research.types import MemoryCache, Site, SourceError, SourceUnavailable, Trial
 from tests.fakes.ctgov import STUDIES_DIR, FakeCtGov
 
@@ -45,10 +45,16 @@ async def fake():
         yield server
 
 
+class Pauses(list):
+    """A sleep that only records how long it was asked to wait: retries are counted, not timed."""
+
+    async def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
 def client_for(fake: FakeCtGov, **options) -> TrialsClient:
-    client = TrialsClient(base_url=fake.url, **options)
-    client.backoff = 0  # retries are counted here, not timed
-    return client
+    options.setdefault("sleep", Pauses())
+    return TrialsClient(base_url=fake.url, **options)
 
 
 def ids(trials) -> list[str]:
@@ -190,11 +196,12 @@ async def test_a_long_query_is_refused_with_its_length() -> None:
 
 
 async def test_an_unreachable_service_is_unavailable_after_every_try() -> None:
-    client = TrialsClient(base_url=f"http://127.0.0.1:{closed_port()}/api/v2", retries=2)
-    client.backoff = 0
+    client = TrialsClient(
+        base_url=f"http://127.0.0.1:{closed_port()}/api/v2", retries=2, sleep=Pauses()
+    )
     with pytest.raises(SourceUnavailable) as raised:
         await client.search(condition="diabetes")
-    assert raised.value.service == "ctgov" and "cannot connect" in raised.value.reason
+    assert raised.value.service == "ctgov" and raised.value.reason == "cannot connect after 3 tries"
     assert "diabetes" not in str(raised.value)  # the reason is free of the query
     assert client.requests == 3
     await client.aclose()
@@ -297,14 +304,24 @@ async def test_get_reads_one_study_and_none_for_a_missing_id(fake: FakeCtGov) ->
 
 
 async def test_429_and_5xx_are_retried_until_an_answer(fake: FakeCtGov) -> None:
-    fake.fail_next(429, retry_after=1)
     fake.fail_next(503)
+    fake.fail_next(429, retry_after=7)
     fake.fail_next(500)
-    async with client_for(fake, retries=3) as client:
+    pauses = Pauses()
+    async with client_for(fake, retries=3, sleep=pauses) as client:
         page = await client.search(condition="gestational diabetes")
-        assert client.requests == 4
+        assert (client.requests, client.retried) == (4, 3)
     assert ids(page.trials) == ["NCT99000003"]
+    assert pauses == [0.5, 7, 2.0]  # doubling back-off; a 429's Retry-After when longer
     assert len(fake.search_requests()) == 4
+
+
+async def test_a_long_retry_after_is_capped(fake: FakeCtGov) -> None:
+    fake.fail_next(429, retry_after=3600)
+    pauses = Pauses()
+    async with client_for(fake, sleep=pauses) as client:
+        assert await client.get("NCT99000001") is not None
+    assert pauses == [MAX_WAIT]
 
 
 async def test_unavailable_after_the_last_retry(fake: FakeCtGov) -> None:
@@ -362,8 +379,11 @@ async def test_a_malformed_answer_is_a_source_error(fake: FakeCtGov) -> None:
     async with client_for(fake, cache=cache) as client:
         with pytest.raises(SourceError, match="not JSON"):
             await client.search(condition="diabetes")
+        fake.error_next(200, '{"studies": {"nctId": "NCT99000001"}}', "application/json")
+        with pytest.raises(SourceError, match="no list of studies"):
+            await client.search(condition="diabetes")
         page = await client.search(condition="diabetes")  # nothing broken was cached
-    assert page.trials and client.requests == 2
+    assert page.trials and client.requests == 3
 
 
 async def test_a_client_given_its_http_leaves_it_open(fake: FakeCtGov) -> None:
@@ -389,6 +409,16 @@ async def test_the_memory_cache_answers_a_repeated_search(fake: FakeCtGov) -> No
         assert await client.get("NCT99000001") == trial and client.requests == 3
     assert again == first and ids(other.trials) == ["NCT99000003"]
     assert len(fake.requests) == 3
+
+
+async def test_a_damaged_cache_entry_is_fetched_again(fake: FakeCtGov) -> None:
+    cache = MemoryCache()
+    async with client_for(fake, cache=cache) as client:
+        key = client.cache_key("/studies/NCT99000002", {"format": "json"})
+        await cache.put(key, '{"protocolSection": ', 60)
+        trial = await client.get("NCT99000002")
+        assert trial is not None and client.requests == 1
+        assert await client.get("NCT99000002") == trial and client.requests == 1  # stored anew
 
 
 async def test_an_expired_memory_entry_is_sent_again(fake: FakeCtGov) -> None:

@@ -12,10 +12,11 @@ Successful bodies go to an optional `ResponseCache`, keyed by URL and sorted par
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import httpx
@@ -37,6 +38,8 @@ MAX_PAGE_SIZE = 1_000  # the API's largest pageSize
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 BACKOFF = 0.5  # seconds before the first retry, doubled for each next one
 MAX_WAIT = 30.0  # the longest pause between two tries, whatever Retry-After asks
+Sleep = Callable[[float], Awaitable[None]]
+T = TypeVar("T")
 STATUSES = frozenset(
     {
         "ACTIVE_NOT_RECRUITING",
@@ -222,6 +225,10 @@ def _error_reason(response: httpx.Response) -> str:
     return f"HTTP {response.status_code}: {message}"
 
 
+class _NotFound(Exception):
+    """The registry has no study of that id (a 404 of /studies/{nctId})."""
+
+
 def _retry_after(response: httpx.Response) -> float | None:
     """The seconds a 429 or 503 asks to wait (Retry-After in seconds), if it says."""
     asked = response.headers.get("Retry-After", "").strip()
@@ -232,7 +239,8 @@ class TrialsClient:
     """An async ClinicalTrials.gov API v2 client (see the module docstring).
 
     `retries`: how many times a failed request is tried again (so `retries + 1` requests at
-    most); `requests` counts the requests sent, cache hits not included.
+    most); `requests` counts the requests sent, cache hits not included, and `retried` those
+    of them sent again. `sleep` waits between tries (tests pass one that only records).
     """
 
     def __init__(
@@ -244,14 +252,16 @@ class TrialsClient:
         timeout: float = 10.0,
         retries: int = 3,
         http: httpx.AsyncClient | None = None,
+        sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.cache = cache
         self.ttl = ttl
         self.timeout = timeout
         self.retries = max(0, retries)
-        self.backoff = BACKOFF  # tests set 0: retries are counted, not timed
         self.requests = 0
+        self.retried = 0
+        self._sleep = sleep
         self._owns_http = http is None
         self._http = http or httpx.AsyncClient(
             timeout=timeout, headers={"Accept": "application/json"}
@@ -280,8 +290,7 @@ class TrialsClient:
             page_token=page_token,
             count_total=count_total,
         )
-        body = await self._get_json("/studies", params)
-        return parse_page(body)
+        return await self._read("/studies", params, parse_page)
 
     async def search_all(self, *, limit: int = 100, **filters: Any) -> list[Trial]:
         """Up to `limit` studies, following nextPageToken from page to page."""
@@ -303,8 +312,10 @@ class TrialsClient:
     async def get(self, nct_id: str) -> Trial | None:
         """One study by its NCT id; None when the registry has no such study."""
         wanted = check_nct_id(nct_id)
-        body = await self._get_json(f"/studies/{wanted}", {"format": "json"}, missing_ok=True)
-        return None if body is None else parse_study(body)
+        try:
+            return await self._read(f"/studies/{wanted}", {"format": "json"}, parse_study)
+        except _NotFound:
+            return None
 
     async def aclose(self) -> None:
         """Close the HTTP client when this client made it."""
@@ -323,36 +334,37 @@ class TrialsClient:
         """What a request is cached under: method, URL and sorted parameters."""
         return f"GET {self.base_url}{path}?{urlencode(sorted(params.items()))}"
 
-    async def _get_json(
-        self, path: str, params: dict[str, str], *, missing_ok: bool = False
-    ) -> Any:
-        """The parsed JSON of a GET, from the cache when fresh; None for a 404 if missing_ok."""
+    async def _read(self, path: str, params: dict[str, str], read: Callable[[Any], T]) -> T:
+        """`read` of a GET's JSON, from the cache when fresh; a 404 of one study is _NotFound.
+        Only an answer that reads well is cached; a cached one that does not is fetched anew."""
         key = self.cache_key(path, params)
-        if self.cache is not None:
-            cached = await self.cache.get(key)
-            if cached is not None:
-                return json.loads(cached)
+        cached = await self.cache.get(key) if self.cache is not None else None
+        if cached is not None:
+            with contextlib.suppress(ValueError, SourceError):
+                return read(json.loads(cached))
         response = await self._send(path, params)
-        if response.status_code == 404 and missing_ok:
-            return None
+        if response.status_code == 404 and path != "/studies":
+            raise _NotFound
         if response.status_code != 200:
             raise SourceError(SERVICE, _error_reason(response))
         try:
             body = response.json()
         except ValueError:
             raise SourceError(SERVICE, "malformed answer: not JSON") from None
+        result = read(body)
         if self.cache is not None:
             await self.cache.put(key, response.text, self.ttl)
-        return body
+        return result
 
     async def _send(self, path: str, params: dict[str, str]) -> httpx.Response:
         """A GET, tried again on 429, 5xx, timeouts and broken connections."""
         failure, wait = "", 0.0
         for attempt in range(self.retries + 1):
             if attempt:
-                await asyncio.sleep(min(wait, MAX_WAIT))
+                self.retried += 1
+                await self._sleep(min(wait, MAX_WAIT))
             self.requests += 1
-            wait = self.backoff * 2**attempt
+            wait = BACKOFF * 2**attempt
             try:
                 response = await self._http.get(
                     self.base_url + path, params=params, timeout=self.timeout
@@ -360,13 +372,16 @@ class TrialsClient:
             except httpx.TimeoutException:
                 failure = "timed out"
                 continue
-            except httpx.TransportError as exc:
-                failure = f"cannot connect ({type(exc).__name__})"
+            except httpx.ConnectError:
+                failure = "cannot connect"
+                continue
+            except httpx.RequestError as exc:  # the connection broke, a body undecodable
+                failure = f"request failed ({type(exc).__name__})"
                 continue
             if response.status_code not in RETRY_STATUSES:
                 return response
             failure = f"HTTP {response.status_code}"
             asked = _retry_after(response)
-            if asked is not None and self.backoff > 0:
+            if asked is not None:
                 wait = max(wait, asked)
         raise SourceUnavailable(SERVICE, f"{failure} after {self.retries + 1} tries")
