@@ -244,3 +244,17 @@ class MedicalQuestion(SQLModel, table=True):
     urgent: bool = False  # the message raised a red flag: recorded, not answered
     input_id: str | None = None  # the update it came in (ties a red flag to its alert)
     at: str  # ISO time
+
+
+class ResearchResponse(SQLModel, table=True):
+    """A public search service's answer kept for a while (PubMed, ClinicalTrials.gov), so the
+    same research asked again sends nothing (db/repo/research_cache.py).
+
+    Only what the public services answered to a search, under a hash of the request: no chat,
+    no person, nothing anyone said, so `/forget` has nothing to delete here.
+    """
+
+    key: str = Field(primary_key=True)  # sha256 (hex) of the request: method, URL, parameters
+    body: str  # the answer as the service sent it
+    stored_at: datetime = Field(default_factory=utcnow)
+    expires_at: datetime = Field(index=True)  # fresh until then; prune() deletes rows past it

@@ -13,12 +13,12 @@ import shutil
 import signal
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, inspect, text
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -261,6 +261,43 @@ async def test_0007_drops_the_words_of_updates_set_aside_and_gives_them_their_ch
         assert await repo.inbox_failed(engine=records) == []
     finally:
         await records.dispose()
+
+
+@pytest.mark.parametrize(
+    "backend",
+    ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)],  # starts a server
+)
+async def test_0009_the_research_cache_table_keeps_answers_for_their_time(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    url, sync_url = _database_urls(backend, request, tmp_path)
+    _upgrade_to(sync_url, "0008")
+    records = await create_records_engine(tmp_path, url)  # start-up: 0009 runs
+    now = datetime(2026, 11, 27, 1, 0, tzinfo=UTC)
+    cache = repo.RecordsCache(records, clock=lambda: now)
+    try:
+        key = "GET https://clinicaltrials.gov/api/v2/studies?query.cond=%EB%8B%B9%EB%87%A8"
+        await cache.put(key, '{"studies": []}', 60)
+        await cache.put(key, '{"studies": ["새 답"]}', 3600)  # an upsert, on either database
+        await cache.put("expiring", "{}", 30)
+        assert await cache.get(key) == '{"studies": ["새 답"]}'
+        now += timedelta(seconds=31)
+        assert await cache.get("expiring") is None
+        assert await cache.prune() == 1
+        assert await cache.get(key) == '{"studies": ["새 답"]}'
+        now += timedelta(seconds=3600)
+        assert await cache.get(key) is None
+    finally:
+        await records.dispose()
+    engine = create_engine(sync_url)
+    with engine.begin() as conn:
+        from alembic import command
+
+        command.downgrade(config(conn), "0008")  # and back: the table goes
+        version = conn.execute(text("select version_num from alembic_version")).scalar()
+        assert version == "0008"
+    assert "researchresponse" not in inspect(engine).get_table_names()
+    engine.dispose()
 
 
 async def test_a_chat_lock_holds_across_engines_and_only_for_its_chat(postgres_url: str, tmp_path):

@@ -5,7 +5,8 @@ tx (write sessions, one transaction, SQL helpers) · chats (language, domain, of
 read) · inbox · sessions · alerts · forget · snapshot (what a case's rows should be) · cases
 (the changes between two snapshots, their statements, and a whole case written from what is
 stored) · profiles (a medical profile's rows) · case_reads (summary, export record) · turns (the
-turn's one write) · statements (the turn's prepared statements). Every public name is importable from here: `from db import repo` then
+turn's one write) · statements (the turn's prepared statements) · research_cache (the research
+assistant's response cache). Every public name is importable from here: `from db import repo` then
 `repo.write_turn(...)`, or `from db.repo import writing`.
 """
 
@@ -27,6 +28,7 @@ from db.repo.inbox import (
     inbox_pending_for_chat,
 )
 from db.repo.profiles import ProfileSnapshot, profile_work
+from db.repo.research_cache import RecordsCache
 from db.repo.sessions import (
     close_session,
     create_session,
@@ -50,6 +52,7 @@ __all__ = [
     "InboxEntry",
     "Party",
     "ProfileSnapshot",
+    "RecordsCache",
     "Summary",
     "TurnStatements",
     "add_alerts",

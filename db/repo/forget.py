@@ -47,6 +47,7 @@ async def forget_chat(*, engine: AsyncEngine, chat_id: int) -> list[str]:
     safety memory cleared: they hold nothing the person said, and without them a chat in the medical assistant would fall
     back to the legal intake's commands ("/profile" unknown) and first-message routing.
     Returns the deleted session and profile ids: the caller deletes their checkpoint threads.
+    ResearchResponse is not touched: it holds public services' answers to searches, no chat's.
     """
     async with writing(engine) as db:
         ids = list(
