@@ -164,6 +164,7 @@ class FieldSpec(Strict):
     minimum: float | None = None  # int / duration / decimal lower bound
     maximum: float | None = None  # int / duration / decimal upper bound
     unit: str = ""  # decimal: shown after the value ("%"); int: "일" reads "2주" as 14 days
+    short: bool = False  # text: a name or a label, never a clause (checks a model's value)
     # yesno: phrases stating the fact in any message ("이사 나왔어요" -> not living there)...
     says: Statements = Statements()
     # ...and those that answer it only when it is asked ("못 받았어요" to "받지 못하셨나요?").

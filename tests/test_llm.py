@@ -16,7 +16,7 @@ from bot.engine import Engine
 from graphs.common import llm
 from graphs.common.llm import LLMClient, LLMConfig, LLMFailure, is_local, mask_private
 from graphs.common.reading import Role
-from graphs.legal.llm_brain import LLMBrain, LLMClassification, LLMReading
+from graphs.legal.llm_brain import LLMBrain, LLMClassification, LLMReading, reads_as_clause
 from graphs.legal.rules_brain import RulesBrain
 from knowledge.loader import Knowledge
 from tests.fakes.openai_api import FakeOpenAI
@@ -234,6 +234,16 @@ async def test_a_value_only_the_model_found_is_suggested_once_the_rules_check_it
         ("옆집 사람이 돈을 안 갚아요", ("500만원", "amount", "fact"), "not in the message"),
         ("추석 전까지 준다고 했어요", ("추석 전까지", "repayment_date", "fact"), "no date"),
         ("돈을 안 갚아요", ("돈", "deposit", "fact"), "not a LOAN field"),
+        (
+            "회사 동료한테 돈을 빌려줬는데 안 갚아요",
+            ("회사 동료한테 돈을 빌려줬는데", "counterparty", "fact"),
+            "a clause as a name",
+        ),
+        (
+            "I lent money to my friend John who never paid me back",
+            ("my friend John who never paid me back", "counterparty", "fact"),
+            "an English clause as a name",
+        ),
         ("내년 3월에 빌려줬어요", ("내년 3월", "incident_date", "fact"), "in the future"),
     ],
 )
@@ -358,6 +368,13 @@ async def test_a_value_only_the_model_read_and_the_person_denies_is_not_recorded
         assert knowledge.message("additions_declined", "ko") in joined(reply)
     finally:
         await engine.close()
+
+
+@pytest.mark.parametrize(
+    "name", ["같은 팀 박민수요", "김철수라는 친구", "ABC 주식회사", "my friend John"]
+)
+def test_a_name_or_label_is_not_read_as_a_clause(name: str) -> None:
+    assert not reads_as_clause(name)
 
 
 async def test_the_calls_of_one_turn_share_its_budget(

@@ -12,6 +12,7 @@ taken only as far as the rules can check it:
   field just asked, else as a suggestion (`Role.SUGGESTED`) the person confirms before it is
   recorded ("이렇게 적어 둘까요?"); where the two disagree, neither is recorded and the intake
   asks;
+- a field that takes a name or a label (`short` in K2) never takes a clause from the model;
 - a case type must be a K1 sub-type; the model's confidence is capped.
 Any failure of the model (timeout, HTTP error, refusal, answer cut short, JSON that does not
 fit) is logged with its reason and the rules' reading is used as it is.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from dataclasses import replace
 from datetime import datetime
 from typing import Literal
@@ -32,6 +34,7 @@ from graphs.common.llm import LLMClient, LLMFailure
 from graphs.common.reading import Act, Reading, Role, Value
 from graphs.common.usage import turn_deadline
 from graphs.legal.rules_brain import RulesBrain
+from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
 
 log = logging.getLogger(__name__)
@@ -194,6 +197,9 @@ class LLMBrain:
             if invalid is not None or value is None:
                 log.info("LLM read: a value the rules' readers refuse (%s); dropped", invalid)
                 continue
+            if spec.short and reads_as_clause(item.said):
+                log.info("LLM read: a clause given as a name or label; dropped")
+                continue
             start = text.lower().find(item.said.lower())
             span = (start, start + len(item.said)) if start >= 0 else None
             found.append(
@@ -276,6 +282,19 @@ class LLMBrain:
             log.warning("LLM %s: over the turn's budget; the rules take this call", task)
             return None
         return result
+
+
+MAX_LABEL_WORDS = 6  # an English name or label longer than this is a clause ("who lent...")
+
+
+def reads_as_clause(text: str) -> bool:
+    """Whether `text` says something rather than names it: a Korean verb or connective ending
+    ("회사 동료한테 돈을 빌려줬는데"), or more than MAX_LABEL_WORDS English words. A field that
+    takes a name or a label (`short` in K2: 상대방, 거래 물건, …) never takes such a value from
+    the model ("같은 팀 박민수요", "김철수라는 친구" and "ABC 주식회사" pass)."""
+    if len(re.findall(r"[A-Za-z]+", text)) > MAX_LABEL_WORDS:
+        return True
+    return any(token.tag in ("VV", "EC") for token in get_kiwi().tokenize(text))
 
 
 def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
