@@ -9,6 +9,7 @@ the real Application. The clients against their fake servers are tested in their
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import date
 from pathlib import Path
@@ -353,6 +354,18 @@ async def test_a_source_down_is_observed_by_the_loop(fake, knowledge) -> None:
     assert report.answer == "PubMed is down."
 
 
+async def test_the_loops_calls_ask_for_free_text_and_mask_identifying_numbers(fake) -> None:
+    client = LLMClient(LLMConfig(base_url=fake.url, api_key="k", model="m", mask=True))
+    fake.reply_next("fine")
+    text, usage = await client.reply(
+        "research", [{"role": "user", "content": "metformin, call 010-1234-5678"}]
+    )
+    body = fake.chat_requests()[0]
+    assert text == "fine" and usage.completion_tokens > 0
+    assert "response_format" not in body and "tools" not in body
+    assert body["messages"][0]["content"] == "metformin, call [전화번호]"
+
+
 def test_replies_are_read_as_actions_plain_answers_or_bad_json() -> None:
     assert (
         parse_reply('```json\n{"action": "get_trial", "input": "NCT1"}\n```').action == "get_trial"
@@ -513,3 +526,91 @@ def test_the_cli_says_bad_input_and_an_unreachable_source_in_one_line(
     assert code == 2 and err.startswith("That is too long") and "Traceback" not in err
     code, out, err = run_cli(monkeypatch, capsys, tmp_path, ["research"], sources)
     assert code == 2 and err == "Please add a drug name, for example: /research metformin\n"
+
+
+# --- over Telegram: the real Application against the fake Bot API -------------------------------
+
+
+class HeldPubMed(FakePubMed):
+    """PubMed that answers its search only once `gate` is set: research under way."""
+
+    def __init__(self, gate: asyncio.Event) -> None:
+        super().__init__()
+        self.gate = gate
+
+    async def search(self, term: str, **options: Any) -> SearchResult:
+        await self.gate.wait()
+        return await super().search(term, **options)
+
+
+@pytest.mark.slow
+async def test_research_over_telegram_for_staff_only_without_holding_the_chat(
+    tmp_path: Path, knowledge: Knowledge, brain, kb
+) -> None:
+    from bot.engine import Engine
+    from bot.telegram_app import build_application
+    from bot.tg_polling import start_polling
+    from tests.fakes.bot_api import FakeBotApi
+
+    patient, clinician = 5001, 9002
+    async with FakeBotApi() as tg:
+        settings = Settings(
+            intake_data_dir=tmp_path / "data",
+            telegram_bot_token=tg.token,
+            telegram_api_url=f"{tg.url}/bot",
+            admin_ids="9001",
+            clinician_ids=str(clinician),
+            intake_typing_delay=0,
+            _env_file=None,
+        )
+        engine = await Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb)
+        app = build_application(settings, engine)
+        gate = asyncio.Event()
+        sources = Sources(pubmed=HeldPubMed(gate), trials=FakeTrials())
+        app.bot_data.research = Researcher(settings, knowledge, sources=sources)
+
+        def texts(chat: int) -> list[str]:
+            return [m.get("text") or "" for m in tg.messages(chat)]
+
+        stop = asyncio.Event()
+        try:
+            async with app:
+                await app.start()
+                poller = await start_polling(app, engine, stop)
+                try:
+                    tg.push_command(patient, "research", "metformin")
+                    refusal = knowledge.message("research_staff_only", "ko")
+                    await tg.wait_for(lambda: refusal in texts(patient), what="refusal")
+                    tg.push_command(patient, "ask", "메트포르민 최신 연구는?", language_code="en")
+                    refusal_en = knowledge.message("research_staff_only", "en")
+                    await tg.wait_for(lambda: refusal_en in texts(patient), what="refusal in en")
+                    tg.push_command(clinician, "research", "메트포르민")
+                    started = "🔎 메트포르민 연구를 찾고 있어요…"
+                    await tg.wait_for(lambda: started in texts(clinician), what="progress")
+                    # PubMed is still searching: the chat's next message is answered meanwhile
+                    tg.push_command(clinician, "help")
+                    help_text = knowledge.message("help", "ko")
+                    await tg.wait_for(
+                        lambda: any(help_text in t for t in texts(clinician)), what="help"
+                    )
+                    assert not tg.documents(clinician)
+                    gate.set()
+                    await tg.wait_for(lambda: tg.documents(clinician), what="report file")
+                finally:
+                    stop.set()
+                    poller.cancel()
+                    await asyncio.gather(poller, return_exceptions=True)
+                    await app.stop()
+        finally:
+            await app.bot_data.research.aclose()
+            await engine.close()
+        shown = texts(clinician)
+        progress = shown[0]  # one message, edited as the steps ran
+        assert progress.startswith(started + "\nPubMed 검색 중… 23건\n논문 초록 읽는 중… 3편")
+        assert progress.endswith("보고서를 만들었어요.")
+        report = next(t for t in shown if t.startswith("연구 보고서: 메트포르민 (metformin)"))
+        assert "PMID 111 (2025)" in report and "NCT00000001" in report
+        document = tg.documents(clinician)[0]
+        assert document["file_name"] == "research-metformin.md"
+        assert document["content"].decode().startswith("# 연구 보고서: 메트포르민 (metformin)")
+        assert sources.pubmed.calls[0] == ("spell", "metformin")  # only the drug was sent
