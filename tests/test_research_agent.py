@@ -614,3 +614,23 @@ async def test_research_over_telegram_for_staff_only_without_holding_the_chat(
         assert document["file_name"] == "research-metformin.md"
         assert document["content"].decode().startswith("# 연구 보고서: 메트포르민 (metformin)")
         assert sources.pubmed.calls[0] == ("spell", "metformin")  # only the drug was sent
+
+
+async def test_help_names_the_research_commands_to_clinicians_only(
+    tmp_path: Path, knowledge: Knowledge, brain, kb
+) -> None:
+    from bot.engine import Engine, Inbound
+
+    settings = staff_settings(tmp_path / "data")
+    engine = await Engine.open(settings, knowledge=knowledge, brain=brain, kb=kb)
+    try:
+        shown = {}
+        for user in (2, 4):
+            inbound = Inbound(chat_id=user, kind="command", command="help", user_id=user)
+            reply = await engine.handle(inbound)
+            shown[user] = [m["text"] for m in reply.messages]
+    finally:
+        await engine.close()
+    research_help = knowledge.message("help_research", "ko")
+    assert research_help in shown[2] and research_help not in shown[4]
+    assert knowledge.message("help_staff", "ko") not in shown[2]  # not an admin
