@@ -1,4 +1,4 @@
-"""Command line: `intake-bot run | chat | export`."""
+"""Command line: `intake-bot run | chat | export | migrate | kb | research | ask`."""
 
 from __future__ import annotations
 
@@ -109,6 +109,30 @@ async def _export(settings: Settings, args: argparse.Namespace) -> None:
         print(f"wrote {len(rows)} intakes to {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+async def _research(settings: Settings, args: argparse.Namespace) -> int:
+    """`intake-bot research DRUG` / `ask "QUESTION"` [--json]: the report, or one line (exit 2)
+    saying why there is none; a source that cannot be reached is that line, not a traceback."""
+    from bot.brains import close_brain, make_brain
+    from bot.research import Researcher
+    from knowledge.loader import default_knowledge
+
+    knowledge = default_knowledge()
+    brain = make_brain(settings, knowledge)
+    researcher = Researcher(settings, knowledge, llm=getattr(brain, "client", None))
+    query = " ".join(args.query)
+    try:
+        # in the words' language: Korean when they are, else English
+        outcome = await researcher.run(args.cmd, query, "en")
+    finally:
+        await researcher.aclose()
+        await close_brain(brain)
+    if outcome.report is None:
+        print(outcome.line, file=sys.stderr)
+        return 2
+    print(outcome.report.to_json() if args.json else outcome.report.text(knowledge))
+    return 0
 
 
 def _kb(settings: Settings, args: argparse.Namespace) -> int:
@@ -288,12 +312,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     ingest.add_argument("path")
     ingest.add_argument("--collection", required=True)
+    research = sub.add_parser(
+        "research", help="a PubMed and ClinicalTrials.gov report on a drug (staff's assistant)"
+    )
+    research.add_argument("query", nargs="*", metavar="DRUG")
+    research.add_argument("--json", action="store_true", help="the report as JSON")
+    ask = sub.add_parser("ask", help="a research question naming a drug or condition")
+    ask.add_argument("query", nargs="*", metavar="QUESTION")
+    ask.add_argument("--json", action="store_true", help="the report as JSON")
     args = parser.parse_args(argv)
 
     settings = Settings()
     setup_logging(settings.intake_log_level if args.cmd == "run" else "WARNING")
     if args.cmd == "kb":
         return _kb(settings, args)
+    if args.cmd in ("research", "ask"):
+        return asyncio.run(_research(settings, args))
     if args.cmd == "migrate":
         return asyncio.run(_migrate(settings))
     if args.cmd == "chat":

@@ -218,12 +218,15 @@ class CommandRouter:
         ask_forget(self.services.knowledge, h.reply)
 
     async def _help(self, h: Handling) -> None:
-        """/help (and staff's commands for ADMIN_IDS), then the question again."""
+        """/help (and staff's commands for ADMIN_IDS, the research ones for CLINICIAN_IDS), then
+        the question again."""
         sv, reply, inbound = self.services, h.reply, h.inbound
         _, values, where = await self.legal.current(inbound.chat_id)
         reply.add(sv.knowledge.message("help", reply.lang))
         if inbound.user_id is not None and inbound.user_id in sv.settings.admins:
             reply.add(sv.knowledge.message("help_staff", reply.lang))
+        elif inbound.user_id is not None and inbound.user_id in sv.settings.clinicians:
+            reply.add(sv.knowledge.message("help_research", reply.lang))
         self.legal.prompt(values, *where, reply)
 
     async def _status(self, h: Handling) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -26,6 +26,19 @@ class Settings(BaseSettings):
         None, description="custom Bot API base_url, e.g. http://localhost:8081/bot"
     )
     admin_ids: str = Field("", description="comma-separated Telegram user ids of staff")
+    clinician_ids: str = Field(
+        "", description="comma-separated Telegram user ids of clinicians (/research, /ask)"
+    )
+    ncbi_api_key: SecretStr | None = Field(
+        None, description="NCBI E-utilities key: 10 requests/s instead of 3"
+    )
+    ncbi_email: str | None = Field(None, description="contact address NCBI asks tools to send")
+    intake_pubmed_url: str = Field(
+        "https://eutils.ncbi.nlm.nih.gov/entrez/eutils", description="E-utilities base URL"
+    )
+    intake_ctgov_url: str = Field(
+        "https://clinicaltrials.gov/api/v2", description="ClinicalTrials.gov API v2 base URL"
+    )
     intake_default_lang: Literal["ko", "en"] = "ko"
     intake_log_level: str = "INFO"
     intake_log_secret: SecretStr | None = Field(
@@ -83,12 +96,13 @@ class Settings(BaseSettings):
             ) from exc
         return value
 
-    @field_validator("admin_ids")
+    @field_validator("admin_ids", "clinician_ids")
     @classmethod
-    def _numeric_ids(cls, value: str) -> str:
+    def _numeric_ids(cls, value: str, info: ValidationInfo) -> str:
         bad = [x for x in value.replace(" ", "").split(",") if x and not x.lstrip("-").isdigit()]
         if bad:
-            raise ValueError(f"ADMIN_IDS must be numeric Telegram user ids, not {bad[0]!r}")
+            name = (info.field_name or "admin_ids").upper()
+            raise ValueError(f"{name} must be numeric Telegram user ids, not {bad[0]!r}")
         return value
 
     @field_validator("intake_log_secret")
@@ -135,6 +149,16 @@ class Settings(BaseSettings):
     def admins(self) -> frozenset[int]:
         """ADMIN_IDS as a set of ints (blank entries ignored)."""
         return frozenset(int(x) for x in self.admin_ids.replace(" ", "").split(",") if x)
+
+    @cached_property
+    def clinicians(self) -> frozenset[int]:
+        """CLINICIAN_IDS as a set of ints (blank entries ignored)."""
+        return frozenset(int(x) for x in self.clinician_ids.replace(" ", "").split(",") if x)
+
+    @property
+    def research_staff(self) -> frozenset[int]:
+        """Who may use the research assistant: ADMIN_IDS and CLINICIAN_IDS."""
+        return self.admins | self.clinicians
 
     @property
     def embedding_env(self) -> dict[str, str]:

@@ -23,6 +23,7 @@ from telegram.ext import Application, ApplicationBuilder, TypeHandler
 
 from bot.config import Settings
 from bot.engine import Engine
+from bot.research import Researcher
 from bot.tg_handlers import (
     COMMAND_HELP,
     COMMANDS,
@@ -96,6 +97,9 @@ def build_application(settings: Settings, engine: Engine) -> Application:
         )
     app = builder.build()
     app.bot_data.engine = engine
+    app.bot_data.research = Researcher(
+        settings, engine.knowledge, llm=getattr(engine.services.brain, "client", None)
+    )
     processor.catch_up_with(
         inbox_catch_up(app, engine.records, lambda raw: read_update(raw, app.bot)[0])
     )
@@ -152,6 +156,7 @@ async def run_bot(settings: Settings, stop: asyncio.Event, *, webhook: bool = Fa
                 if app.running:
                     await app.stop()
     finally:
+        await app.bot_data.research.aclose()
         await engine.close()
     if died:
         raise PollingStopped("polling stopped") from cause

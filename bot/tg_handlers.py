@@ -26,7 +26,9 @@ from telegram.ext import (
 
 from bot import failpoints
 from bot.engine import Engine, Inbound, Reply
+from bot.research import Researcher
 from bot.tg_render import notify_staff, private_chat_link, send_reply, settle_pressed, typing_while
+from bot.tg_research import research_in_chat
 from db import repo
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,7 @@ COMMANDS = (
     "export",
     "sessions",
 )
+RESEARCH_COMMANDS = ("research", "ask")  # staff's research assistant (bot/tg_research.py)
 COMMAND_HELP = {
     "start": "시작 / start",
     "help": "도움말 / help",
@@ -61,6 +64,7 @@ class BotData:
     """What the handlers share, as the Application's `bot_data`: the engine they call."""
 
     engine: Engine  # set by `build_application` before the first update
+    research: Researcher  # likewise; its clients are closed when the bot stops
 
 
 # The handlers' context: `context.bot_data` is a BotData (user and chat data stay unused dicts).
@@ -146,6 +150,23 @@ async def on_command(update: Update, context: BotContext) -> None:
         context,
         _inbound(update, kind="command", command=name, args=tuple(context.args or ())),
     )
+
+
+async def on_research(update: Update, context: BotContext) -> None:
+    """/research DRUG, /ask QUESTION: staff only; run as its own task (the chat is not held)."""
+    engine, researcher = context.bot_data.engine, context.bot_data.research
+    chat_id, user = update.effective_chat.id, update.effective_user
+    lang = await repo.get_lang(engine=engine.records, chat_id=chat_id) or _lang_of(user)
+    if not researcher.allowed(user.id if user else None):
+        log.warning("chat=%s refused research command", engine.chat_tag(chat_id))
+        await context.bot.send_message(
+            chat_id, engine.knowledge.message("research_staff_only", lang)
+        )
+        return
+    name = update.effective_message.text.split()[0].lstrip("/").split("@")[0].lower()
+    query = " ".join(context.args or ())
+    job = research_in_chat(context.bot, researcher, chat_id, name, query, lang)
+    context.application.create_task(job, update=update, name=f"research-{update.update_id}")
 
 
 async def on_text(update: Update, context: BotContext) -> None:
@@ -250,6 +271,8 @@ HANDLERS = [
     MessageHandler(NEW & ~PRIVATE, on_group),  # no intake in a group: a link to a private chat
     ChatMemberHandler(on_added_to_group, ChatMemberHandler.MY_CHAT_MEMBER),  # added to a group
     MessageHandler(filters.UpdateType.EDITED_MESSAGE & PRIVATE, on_edited),  # edits not applied
+    # /research /ask: staff's research assistant, run beside the chat's turns
+    CommandHandler(list(RESEARCH_COMMANDS), on_research, filters=NEW & PRIVATE),
     # /start /help /new /cancel /status /summary /lang /export /sessions
     CommandHandler(list(COMMANDS), on_command, filters=NEW),
     CallbackQueryHandler(on_button),  # inline keyboard presses

@@ -159,20 +159,46 @@ class LLMClient:
             raise
         raise AssertionError("unreachable")  # pragma: no cover
 
+    async def reply(
+        self, task: str, messages: list[dict[str, str]], *, timeout: float | None = None
+    ) -> tuple[str, Usage]:
+        """The model's free-text answer to a conversation (the research loop reads JSON actions
+        out of it itself, and takes plain text as the final answer); the same breaker, gate and
+        masking of the user's words as `structured`."""
+        if time.monotonic() < self._open_until:
+            self.calls["circuit_open"] += 1
+            raise LLMFailure("circuit_open")
+        sent = [
+            {**m, "content": mask_private(m["content"])}
+            if self.masking and m["role"] == "user"
+            else m
+            for m in messages
+        ]
+        try:
+            async with self._gate:
+                content, usage = await self._call(task, None, sent, timeout)
+        except LLMFailure as failure:
+            self._failed(task, failure.reason, failure.usage)
+            raise
+        self._succeeded(usage)
+        return content, usage
+
     # --- one call ----------------------------------------------------------------------------
 
     async def _call(
         self,
         task: str,
-        schema: type[BaseModel],
+        schema: type[BaseModel] | None,
         messages: list[dict[str, Any]],
         timeout: float | None,
         temperature: float = 0.0,
     ) -> tuple[str, Usage]:
-        name = schema.__name__
         options: dict[str, Any] = {}
-        mode = self.config.structured
-        if mode == "json_schema":
+        mode = self.config.structured if schema is not None else "text"
+        name = schema.__name__ if schema is not None else ""
+        if schema is None:
+            pass  # free text: no response format asked for
+        elif mode == "json_schema":
             options["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": name, "schema": schema.model_json_schema()},
@@ -185,7 +211,7 @@ class LLMClient:
                 }
             ]
             options["tool_choice"] = {"type": "function", "function": {"name": name}}
-        else:
+        elif mode == "json_mode":
             options["response_format"] = {"type": "json_object"}
         try:
             response = await self._client.chat.completions.create(
