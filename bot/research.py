@@ -24,14 +24,13 @@ from graphs.research.agent import (
     question_lang,
     research,
 )
-from graphs.research.report import DrugReport, find_subject, subject_of
+from graphs.research.report import SERVICE_NAMES, DrugReport, find_subject, subject_of
 from graphs.research.types import MemoryCache, ResponseCache, SourceError, SourceUnavailable
 from knowledge.loader import Knowledge
 
 log = logging.getLogger(__name__)
 
 Command = Literal["research", "ask"]
-SERVICE_NAMES = {"pubmed": "PubMed", "ctgov": "ClinicalTrials.gov"}
 
 
 def build_sources(settings: Settings, cache: ResponseCache | None = None) -> Sources:

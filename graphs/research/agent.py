@@ -16,6 +16,7 @@ unknown tool is observed and the loop goes on; at `max_steps` it ends with what 
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import json
 import logging
@@ -163,30 +164,71 @@ async def research(
     on_step: OnStep | None = None,
     today: date | None = None,
 ) -> DrugReport:
-    """The fixed plan for one drug or condition (rules mode, and the model's fallback)."""
+    """The fixed plan for one drug or condition (rules mode, and the model's fallback).
+
+    After the spelling check, PubMed (search; then the top articles and the counts by year at
+    once) and ClinicalTrials.gov (all statuses, and recruiting ones — Korea first for a Korean
+    question — at once) are asked side by side. One service down leaves the other's part of
+    the report, with a line naming the one that could not be reached; both down (or a service
+    erring) raise as before."""
     step = Progress(kn, lang, on_step)
     found = Findings()
     term = check_query(subject.english)
-    corrected = await sources.pubmed.spell(term)
+    try:
+        corrected = await sources.pubmed.spell(term)
+    except SourceUnavailable:
+        corrected = None  # the searches below say whether PubMed is down
     if corrected and corrected.lower() != term.lower():
         await step("research_step_spell", asked=term, term=corrected)
         found.spelled_from, term = term, corrected
         subject = replace(subject, english=corrected)
-    await _search_pubmed(sources, found, term, today or date.today())
-    await step("research_step_pubmed", count=found.articles_total)
-    await _fetch(sources, found, list(found.articles)[:TOP_ARTICLES])
-    await step("research_step_fetch", count=len(found.articles))
     years = _years(today)
-    found.counts_by_year = await sources.pubmed.count_by_year(term, years)
-    await step("research_step_years", first=years[0], last=years[-1])
-    about = {"condition" if subject.kind == "condition" else "intervention": term}
-    await _search_trials(sources, found, about)
-    await step("research_step_trials", count=found.trials_total)
-    where = [KOREA, None] if lang == "ko" else [None]
-    for location in where:
-        await _search_trials(sources, found, about, statuses=["RECRUITING"], location=location)
-    await step("research_step_recruiting", count=len(found.recruiting))
-    report = found.report(subject, lang)
+
+    async def pubmed_part() -> None:
+        await _search_pubmed(sources, found, term, today or date.today())
+        await step("research_step_pubmed", count=found.articles_total)
+        top = list(found.articles)[:TOP_ARTICLES]
+
+        async def read() -> None:
+            await _fetch(sources, found, top)
+            await step("research_step_fetch", count=len(found.articles))
+
+        async def count() -> None:
+            found.counts_by_year = await sources.pubmed.count_by_year(term, years)
+            await step("research_step_years", first=years[0], last=years[-1])
+
+        await asyncio.gather(read(), count())
+
+    async def trials_part() -> None:
+        about = {"condition" if subject.kind == "condition" else "intervention": term}
+        where = [KOREA, None] if lang == "ko" else [None]
+
+        async def tallied() -> TrialPage:
+            page = await _trials_page(sources, about)
+            await step("research_step_trials", count=page.total or len(page.trials))
+            return page
+
+        async def recruiting() -> list[TrialPage]:
+            pages = await asyncio.gather(
+                *(_trials_page(sources, about, ("RECRUITING",), loc) for loc in where)
+            )
+            shown = {t.nct_id for p in pages for t in p.trials if t.status == "RECRUITING"}
+            await step("research_step_recruiting", count=len(shown))
+            return list(pages)
+
+        every, open_now = await asyncio.gather(tallied(), recruiting())
+        _record_trials(found, every, ())
+        for page in open_now:  # in order: Korea's recruiting ones first
+            _record_trials(found, page, ("RECRUITING",))
+
+    outcomes = await asyncio.gather(pubmed_part(), trials_part(), return_exceptions=True)
+    down = [o for o in outcomes if isinstance(o, SourceUnavailable)]
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException) and not isinstance(outcome, SourceUnavailable):
+            raise outcome
+    if len(down) == len(outcomes):
+        raise down[0]
+    report = found.report(subject, lang, unavailable=tuple(d.service for d in down))
     await step("research_step_done")
     return report
 
@@ -228,23 +270,26 @@ async def _fetch(sources: Sources, found: Findings, pmids: Sequence[str]) -> str
     )
 
 
-async def _search_trials(
+async def _trials_page(
     sources: Sources,
-    found: Findings,
     about: dict[str, str],
-    *,
     statuses: Sequence[str] = (),
     location: str | None = None,
-) -> str:
-    """One page of trials; all statuses give the tallies, recruiting ones are listed."""
+) -> TrialPage:
+    """One page of trials: all statuses for the tallies (with the total), or recruiting ones."""
     recruiting = list(statuses) == ["RECRUITING"]
-    page = await sources.trials.search(
+    return await sources.trials.search(
         **about,
         statuses=tuple(statuses),
         location=location,
         page_size=RECRUITING_SHOWN if recruiting else TRIALS_TALLIED,
         count_total=not statuses,
     )
+
+
+def _record_trials(found: Findings, page: TrialPage, statuses: Sequence[str]) -> str:
+    """Keep a page's trials (all statuses give the tallies, recruiting ones are listed); the
+    page in short, for the model."""
     if not statuses:
         found.trials_total = page.total if page.total is not None else len(page.trials)
         for trial in page.trials:
@@ -257,6 +302,19 @@ async def _search_trials(
         f"{t.nct_id} {t.status} {'/'.join(t.phases) or 'NA'} {t.title[:120]}"
         for t in page.trials[:10]
     )
+
+
+async def _search_trials(
+    sources: Sources,
+    found: Findings,
+    about: dict[str, str],
+    *,
+    statuses: Sequence[str] = (),
+    location: str | None = None,
+) -> str:
+    """One page of trials, kept (the model's search_trials tool)."""
+    page = await _trials_page(sources, about, statuses, location)
+    return _record_trials(found, page, statuses)
 
 
 # --- the ReAct loop ---------------------------------------------------------------------------

@@ -149,6 +149,9 @@ class TrialLine:
     url: str
 
 
+SERVICE_NAMES = {"pubmed": "PubMed", "ctgov": "ClinicalTrials.gov"}
+
+
 @dataclass
 class DrugReport:
     """What the research found about one drug or condition, in the asker's language."""
@@ -169,6 +172,7 @@ class DrugReport:
     recruiting: list[TrialLine] = field(default_factory=list)
     answer: str | None = None  # the model's final answer (LLM mode)
     stopped_early: bool = False  # the step limit ended the loop
+    unavailable: tuple[str, ...] = ()  # services that could not be reached ("pubmed", "ctgov")
 
     @classmethod
     def build(
@@ -248,6 +252,9 @@ class DrugReport:
             lines += [heading(msg("research_answer")), self.answer]
         if self.stopped_early:
             lines.append(msg("research_stopped"))
+        for service in self.unavailable:
+            name = SERVICE_NAMES.get(service, service)
+            lines.append(msg("research_part_unavailable", service=name))
         purpose = self.purpose.get(lang) if self.purpose else msg("research_not_known")
         lines += [heading(msg("research_purpose")), purpose]
         if self.counts_by_year:
