@@ -116,11 +116,17 @@ async def _research(settings: Settings, args: argparse.Namespace) -> int:
     saying why there is none; a source that cannot be reached is that line, not a traceback."""
     from bot.brains import close_brain, make_brain
     from bot.research import Researcher
+    from db import repo
+    from db.engine import create_records_engine, dispose_records_engine
     from knowledge.loader import default_knowledge
 
     knowledge = default_knowledge()
     brain = make_brain(settings, knowledge)
-    researcher = Researcher(settings, knowledge, llm=getattr(brain, "client", None))
+    # the records database keeps the responses a while: the same question again sends nothing
+    records = await create_records_engine(settings.intake_data_dir, settings.intake_database_url)
+    researcher = Researcher(
+        settings, knowledge, llm=getattr(brain, "client", None), cache=repo.RecordsCache(records)
+    )
     query = " ".join(args.query)
     try:
         # in the words' language: Korean when they are, else English
@@ -128,6 +134,7 @@ async def _research(settings: Settings, args: argparse.Namespace) -> int:
     finally:
         await researcher.aclose()
         await close_brain(brain)
+        await dispose_records_engine(records)
     if outcome.report is None:
         print(outcome.line, file=sys.stderr)
         return 2

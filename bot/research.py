@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from bot.config import Settings
 from bot.messages import Document
-from graphs.common.llm import LLMClient
 from graphs.research.agent import (
     MAX_QUERY_CHARS,
     NoSubject,
@@ -27,6 +26,9 @@ from graphs.research.agent import (
 from graphs.research.report import SERVICE_NAMES, DrugReport, find_subject, subject_of
 from graphs.research.types import MemoryCache, ResponseCache, SourceError, SourceUnavailable
 from knowledge.loader import Knowledge
+
+if TYPE_CHECKING:  # the openai package is imported only in LLM mode
+    from graphs.common.llm import LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -83,16 +85,18 @@ class Researcher:
         *,
         sources: Sources | None = None,
         llm: LLMClient | None = None,
+        cache: ResponseCache | None = None,
     ) -> None:
         self.settings = settings
         self.knowledge = knowledge
         self._sources = sources
         self.llm = llm
+        self.cache = cache  # the records database's (db.repo.RecordsCache); else in memory
 
     @property
     def sources(self) -> Sources:
         if self._sources is None:
-            self._sources = build_sources(self.settings)
+            self._sources = build_sources(self.settings, self.cache)
         return self._sources
 
     def allowed(self, user_id: int | None) -> bool:

@@ -49,6 +49,7 @@ from bot.tg_render import keyboard, notify_staff, private_chat_link, send_reply,
 from bot.tg_split import TELEGRAM_TEXT_LIMIT, split_text, utf16_len
 from bot.tg_webhook import check_webhook_settings, webhook_served
 from bot.updates import ChatOrderedProcessor, inbox_catch_up
+from db import repo
 
 __all__ = [
     "COMMAND_HELP",
@@ -98,7 +99,10 @@ def build_application(settings: Settings, engine: Engine) -> Application:
     app = builder.build()
     app.bot_data.engine = engine
     app.bot_data.research = Researcher(
-        settings, engine.knowledge, llm=getattr(engine.services.brain, "client", None)
+        settings,
+        engine.knowledge,
+        llm=getattr(engine.services.brain, "client", None),
+        cache=repo.RecordsCache(engine.records),  # responses kept a while, for every process
     )
     processor.catch_up_with(
         inbox_catch_up(app, engine.records, lambda raw: read_update(raw, app.bot)[0])

@@ -476,8 +476,10 @@ async def test_rules_mode_sends_nothing(engine: Engine, fake: FakeOpenAI) -> Non
 
 
 @pytest.mark.slow  # a process of its own: this one has imported openai already
-def test_the_rules_mode_graph_does_not_import_openai() -> None:
-    """The openai package is imported only in LLM mode (it costs start-up time)."""
-    code = "import sys, graphs.medical.graph; print('openai' in sys.modules)"
+def test_the_rules_mode_bot_does_not_import_openai() -> None:
+    """The openai package is imported only in LLM mode (it costs start-up time): not by the
+    graphs, the Telegram application, the console or the research assistant."""
+    modules = "graphs.medical.graph, graphs.legal.graph, bot.telegram_app, bot.cli, bot.research"
+    code = f"import sys, {modules}; print('openai' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

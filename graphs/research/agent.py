@@ -24,9 +24,8 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from graphs.common.llm import LLMClient, LLMFailure
 from graphs.research.report import DrugReport, Subject, article_line, find_subject
 from graphs.research.types import (
     Article,
@@ -37,6 +36,9 @@ from graphs.research.types import (
     TrialPage,
 )
 from knowledge.loader import Knowledge
+
+if TYPE_CHECKING:  # the openai package is imported only in LLM mode
+    from graphs.common.llm import LLMClient
 
 log = logging.getLogger(__name__)
 
@@ -451,6 +453,8 @@ async def react(
     max_steps: int = MAX_STEPS,
 ) -> DrugReport:
     """The ReAct loop on the model; at the step limit, the best answer so far."""
+    from graphs.common.llm import LLMFailure  # LLM mode only: it imports the openai package
+
     question = check_query(question)
     step = Progress(kn, lang, on_step)
     loop = Loop(sources, today)
