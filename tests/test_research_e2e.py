@@ -125,6 +125,11 @@ async def test_research_over_telegram_with_the_real_clients(
                 try:
                     tg.push_command(clinician, "research", "metformin", language_code="en")
                     await tg.wait_for(lambda: tg.documents(clinician), what="report file")
+                    # a question in Korean: the drug searched in English, the report in Korean
+                    tg.push_command(clinician, "ask", "메트포르민 최신 연구는?")
+                    await tg.wait_for(
+                        lambda: len(tg.documents(clinician)) == 2, what="the second report"
+                    )
                 finally:
                     stop.set()
                     poller.cancel()
@@ -138,4 +143,8 @@ async def test_research_over_telegram_with_the_real_clients(
         assert any("NCT99" in t for t in shown)
         document = tg.documents(clinician)[0]
         assert document["content"].decode().count("https://pubmed.ncbi.nlm.nih.gov/") >= 1
-        assert eutils.requests and ctgov.requests
+        korean = tg.documents(clinician)[1]["content"].decode()
+        assert korean.startswith("# 연구 보고서: 메트포르민 (metformin)")
+        searched = {p["term"] for p in eutils.requests_to("esearch.fcgi")}
+        assert searched == {"metformin"}  # the Korean name went out in English
+        assert any(p.get("query.locn") == "Korea" for p in ctgov.search_requests())
