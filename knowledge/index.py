@@ -31,6 +31,10 @@ from knowledge.embedding import default_embedding
 
 K_BY_COMPLEXITY = {"simple": 3, "moderate": 8, "complex": 15}
 RRF_K = 60
+# Candidates each method hands to the fusion (at least; 4 × k when more are asked for). Every
+# collection's documents compete for them, so the knowledge's UI texts (K0) can crowd a case
+# type's entry out of a short vector list: 30 did, once the research and LLM-mode texts came.
+CANDIDATE_POOL = 60
 METHODS = ("vector", "bm25")
 MAX_QUERY_CHARS = 2_000  # a longer query is cut: embedding cost grows with length
 EMBED_BATCH = 256
@@ -479,7 +483,7 @@ class KnowledgeIndex:
         allowed = _normalise_where(where)
         if any(not values for values in allowed.values()):
             return []
-        pool = max(k * 4, 30)
+        pool = max(k * 4, CANDIDATE_POOL)
         found: dict[Key, tuple[str, dict[str, Any]]] = {}
         ranked: dict[str, list[tuple[Key, float]]] = {}
         try:
