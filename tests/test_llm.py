@@ -300,6 +300,20 @@ async def test_a_case_type_must_be_one_of_k1(fake: FakeOpenAI, brain: LLMBrain) 
     assert said.top.sub_type == "FRAUD" and said.confidence <= 0.9
 
 
+async def test_a_type_only_the_model_names_is_offered_never_taken(
+    fake: FakeOpenAI, brain: LLMBrain
+) -> None:
+    vague = "도와주세요 너무 무서워요 어떻게 해야 할지 모르겠어요"
+    assert not (await brain.rules.classify_case(vague)).confident  # the rules are unsure
+    fake.reply_next(json.dumps({"sub_type": "LOAN", "confidence": 0.95}))
+    said = await brain.classify_case(vague)
+    assert said.top.sub_type == "LOAN"  # offered first...
+    assert not said.confident  # ...for the person to pick
+    fake.reply_next(json.dumps({"sub_type": "LOAN", "confidence": 0.95}))
+    agreed = await brain.classify_case("친구한테 300만원 빌려줬는데 안 갚아요")
+    assert agreed.top.sub_type == "LOAN" and agreed.confident  # both name it: taken
+
+
 # --- the engine in LLM mode -----------------------------------------------------------------
 
 

@@ -13,7 +13,8 @@ taken only as far as the rules can check it:
   recorded ("이렇게 적어 둘까요?"); where the two disagree, neither is recorded and the intake
   asks;
 - a field that takes a name or a label (`short` in K2) never takes a clause from the model;
-- a case type must be a K1 sub-type; the model's confidence is capped.
+- a case type must be a K1 sub-type; the model's confidence is capped, and a type the rules do
+  not name too is only offered first for the person to pick, never taken on its own.
 Any failure of the model (timeout, HTTP error, refusal, answer cut short, JSON that does not
 fit) is logged with its reason and the rules' reading is used as it is.
 """
@@ -128,8 +129,11 @@ class LLMBrain:
             self.client.calls["invalid"] += 1
             return ruled
         confidence = min(said.confidence, MAX_CLASS_CONFIDENCE)
-        if ruled.top is not None and ruled.top.sub_type != said.sub_type and ruled.confident:
-            confidence = min(confidence, CONFIDENT - 0.01)  # they disagree: the person picks
+        if ruled.top is None or ruled.top.sub_type != said.sub_type:
+            # The rules do not name the same type (another one, or none they are sure of): the
+            # model's is offered first and the person picks; it is never taken on its own
+            # (a small model named LOAN for a suicidal message, ASSAULT for a divorce).
+            confidence = min(confidence, CONFIDENT - 0.01)
         codes = [said.sub_type] + [c for c in said.alternatives if c in self._codes]
         codes += [c.sub_type for c in ruled.candidates]
         candidates = []
