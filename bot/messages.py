@@ -7,6 +7,7 @@ from dataclasses import field as dc_field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+import clock
 from bot.alerts import Notice
 from graphs.common.text import valid_unicode
 
@@ -32,7 +33,7 @@ class Inbound:
     user_id: int | None = None
     input_id: str | None = None  # e.g. the Telegram update id; a replay is recognised by it
     language_code: str | None = None
-    at: datetime = dc_field(default_factory=lambda: datetime.now(UTC))
+    at: datetime = dc_field(default_factory=lambda: clock.now(UTC))
 
 
 def clean_inbound(inbound: Inbound) -> Inbound:

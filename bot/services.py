@@ -17,6 +17,7 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+import clock
 from bot import messages
 from bot.alerts import SafetyDesk
 from bot.chat_tags import ChatTags
@@ -55,7 +56,7 @@ class Services:
 
     def now(self) -> datetime:
         """The time on the staff's calendar (the installation's zone)."""
-        return datetime.now(self.settings.zone)
+        return clock.now(self.settings.zone)
 
     def context(self, inbound: Inbound, lang: str) -> Context:
         """A graph's run context. Relative dates (어제, 지난달, 6/1) are read on the person's

@@ -85,9 +85,9 @@ def _inbound(update: Update, **fields: Any) -> Inbound:
 
 
 def _now():
-    from datetime import UTC, datetime
+    import clock
 
-    return datetime.now(UTC)
+    return clock.now()
 
 
 def _lang_of(user: User | None) -> str:

@@ -7,14 +7,16 @@ from datetime import UTC, datetime
 from sqlalchemy import BigInteger, Index, UniqueConstraint, false
 from sqlmodel import Field, SQLModel
 
+import clock
+
 # Telegram ids (chats, users, updates) need 64 bits: user ids pass 2**31, and supergroups'
 # chat ids are below -10**12. SQLite integers are 64-bit whatever the declared type.
 ID64 = BigInteger
 
 
 def utcnow() -> datetime:
-    """Timezone-aware now in UTC (stored as naive UTC by SQLite)."""
-    return datetime.now(UTC)
+    """Timezone-aware now in UTC (stored as naive UTC by SQLite), on the product's clock."""
+    return clock.now(UTC)
 
 
 class ChatSession(SQLModel, table=True):

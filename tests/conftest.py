@@ -18,11 +18,13 @@ import subprocess
 import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
+from datetime import datetime
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
+import clock
 from bot.config import Settings
 from bot.engine import Engine
 from graphs.legal.rules_brain import RulesBrain
@@ -30,6 +32,13 @@ from knowledge.kb import KnowledgeBase, open_index
 from knowledge.loader import Knowledge, default_knowledge
 
 ROOT = Path(__file__).resolve().parent.parent
+# Every test runs on the test clock (clock/__init__.py), never the wall clock: a Thursday
+# afternoon in Seoul unless INTAKE_TEST_CLOCK is set already (scripts/any_day.sh sets it to each
+# of 14 instants). The anchor is fixed here, so the processes the tests start share the clock.
+TEST_INSTANT = "2026-11-26T14:00:00+09:00"
+_instant = os.environ.get(clock.ENV) or TEST_INSTANT
+if "@" not in _instant:
+    os.environ[clock.ENV] = clock.setting(datetime.fromisoformat(_instant))
 # Fixtures that start a server, directly or through a fixture they use: PostgreSQL, `fake`,
 # the fake Bot API or OpenAI-compatible server on 127.0.0.1 of the modules that have one (the
 # index tests call theirs `fake_server`), and the real model's llama.cpp server. A test using

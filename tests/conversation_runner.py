@@ -45,13 +45,14 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import yaml
 
+import clock
 from tests.support import BUILD_WAIT, WAIT
 
 CONVERSATIONS = Path(__file__).resolve().parent / "conversations"
@@ -332,7 +333,7 @@ def run(
     command = command or [str(Path(sys.executable).parent / "intake-bot")]
     cwd = cwd or Path.cwd()
     data_dir.mkdir(parents=True, exist_ok=True)
-    today = datetime.now(ZONE).date()
+    today = clock.now(ZONE).date()  # the test clock (tests/conftest.py) the consoles share
     warm = Console(command, data_dir, 999_999, cwd)  # builds the index once, before the pool
     warm.send({"command": "/status"}, wait=BUILD_WAIT)
     warm.close()

@@ -5,10 +5,11 @@ and the export."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 
 import pytest
 
+import clock
 from bot.engine import Engine, Inbound
 from graphs.legal.deadlines import URGENT_DAYS, is_urgent, work_out
 from graphs.legal.summary import build_summary
@@ -149,7 +150,7 @@ def test_the_summary_shows_each_deadline_with_its_rule(
 
 def now_text(value: str, chat: int) -> Inbound:
     """A message sent now: deadlines are worked out against today's date."""
-    return Inbound(chat_id=chat, kind="text", text=value, user_id=5, at=datetime.now(UTC))
+    return Inbound(chat_id=chat, kind="text", text=value, user_id=5, at=clock.now())
 
 
 async def test_sessions_and_export_put_a_close_deadline_first(engine: Engine) -> None:
@@ -157,9 +158,7 @@ async def test_sessions_and_export_put_a_close_deadline_first(engine: Engine) ->
     await engine.handle(now_text("작년 3월에 친구한테 300만원 빌려줬는데 안 갚아요", chat=62))
 
     listing = await engine.handle(
-        Inbound(
-            chat_id=ADMIN, kind="command", command="sessions", user_id=ADMIN, at=datetime.now(UTC)
-        )
+        Inbound(chat_id=ADMIN, kind="command", command="sessions", user_id=ADMIN, at=clock.now())
     )
     lines = "\n".join(m["text"] for m in listing.messages).splitlines()
     fine = next(i for i, line in enumerate(lines) if "FINE" in line)
@@ -174,7 +173,7 @@ async def test_sessions_and_export_put_a_close_deadline_first(engine: Engine) ->
             command="export",
             args=("json", "all"),
             user_id=ADMIN,
-            at=datetime.now(UTC),
+            at=clock.now(),
         )
     )
     rows = json.loads(reply.documents[0].content)

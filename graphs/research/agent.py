@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Protocol
 
+import clock
 from graphs.research.report import DrugReport, Subject, article_line, find_subject
 from graphs.research.types import (
     Article,
@@ -187,7 +188,7 @@ async def research(
     years = _years(today)
 
     async def pubmed_part() -> None:
-        await _search_pubmed(sources, found, term, today or date.today())
+        await _search_pubmed(sources, found, term, today or clock.now().date())
         await step("research_step_pubmed", count=found.articles_total)
         top = list(found.articles)[:TOP_ARTICLES]
 
@@ -236,7 +237,7 @@ async def research(
 
 
 def _years(today: date | None) -> list[int]:
-    year = (today or date.today()).year
+    year = (today or clock.now().date()).year
     return list(range(year - YEARS + 1, year + 1))
 
 
@@ -381,7 +382,7 @@ class Loop:
 
     def __init__(self, sources: Sources, today: date | None = None) -> None:
         self.sources = sources
-        self.today = today or date.today()
+        self.today = today or clock.now().date()
         self.found = Findings()
 
     async def run_tool(self, action: Action) -> str:

@@ -35,6 +35,7 @@ from aiohttp import web
 from telegram.ext import ApplicationBuilder
 from telegram.request import HTTPXRequest, RequestData
 
+import clock
 from tests.support import WAIT
 
 DEFAULT_TOKEN = "123456:TEST"
@@ -95,6 +96,13 @@ NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup "
     "are exactly the same as a current content and reply markup of the message"
 )
+
+
+def _now() -> int:
+    """Telegram's server time (Unix seconds) on the product's clock, as the tests set it."""
+    return int(clock.now().timestamp())
+
+
 QUERY_INVALID = "Bad Request: query is too old and response timeout expired or query ID is invalid"
 
 _TAG_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)([^<>]*)>")
@@ -669,7 +677,7 @@ class FakeBotApi:
         message["text"] = text
         _set_or_drop(message, "entities", entities or None)
         _set_or_drop(message, "reply_markup", markup)
-        message["edit_date"] = int(time.time())
+        message["edit_date"] = _now()
         return copy.deepcopy(message)
 
     def _edit_message_reply_markup(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -678,7 +686,7 @@ class FakeBotApi:
         if markup == message.get("reply_markup"):
             raise BotApiError(NOT_MODIFIED)
         _set_or_drop(message, "reply_markup", markup)
-        message["edit_date"] = int(time.time())
+        message["edit_date"] = _now()
         return copy.deepcopy(message)
 
     def _answer_callback_query(self, params: dict[str, Any]) -> bool:
@@ -871,7 +879,7 @@ class FakeBotApi:
             "message_id": self._next_message_id(chat["id"]),
             "from": {key: self.bot_user[key] for key in ("id", "is_bot", "first_name", "username")},
             "chat": copy.deepcopy(chat),
-            "date": int(time.time()),
+            "date": _now(),
         }
         reply_to = (params.get("reply_parameters") or {}).get("message_id") or params.get(
             "reply_to_message_id"
@@ -1364,7 +1372,7 @@ class FakeBotApi:
             "message_id": self._next_message_id(chat_id),
             "from": user,
             "chat": copy.deepcopy(chat),
-            "date": int(time.time()),
+            "date": _now(),
             **content,
         }
         return self.push_update({"message": message})
