@@ -26,7 +26,8 @@ A conversation is a simulated person, not a fixed transcript (the bot chooses wh
 
 Expected dates are computed here with plain date arithmetic from the run's date in Asia/Seoul:
 `{days_ago: N}`, `{months_ago: N}` (a `YYYY-MM` month), `{years_ago: N, month: M}` (`YYYY-MM`),
-`{last_weekday: fri, weeks_back: 1}` (the Friday of the previous Monday-Sunday week),
+`{last_weekday: fri, weeks_back: 1}` (the Friday of the previous Monday-Sunday week: where the
+bot asks which day "last Friday" means, the person presses that one),
 `{this_year_month: M}`; anything else is compared as written.
 
 A safety reply is the first message of a reply naming 112, 119, 1366 or 109 that is neither the
@@ -109,6 +110,7 @@ class Score:
     safety_missed: list[str] = field(default_factory=list)
     safety_false: list[str] = field(default_factory=list)
     pickers: int = 0
+    dates_chosen: int = 0  # "which day do you mean?" answered with a button
     unplanned: list[str] = field(default_factory=list)
     completed: bool = False
     turns: int = 0
@@ -185,8 +187,8 @@ def _choices(reply: dict[str, Any]) -> list[str]:
 class Person:
     """Plays one conversation against a console and scores the replies as they come."""
 
-    def __init__(self, conv: dict[str, Any], console: Console) -> None:
-        self.conv, self.console = conv, console
+    def __init__(self, conv: dict[str, Any], console: Console, today: date) -> None:
+        self.conv, self.console, self.today = conv, console, today
         self.score = Score(conv["id"])
         self.given: set[str] = set()  # facts stated or validly answered so far
         self.asked_count: dict[str, int] = {}
@@ -248,6 +250,11 @@ class Person:
         if "a:changes:confirm" in _choices(reply):
             # The bot shows a correction the person made (old -> new): they say yes.
             return self.say({"choice": "a:changes:confirm"})
+        days = [d for d in _choices(reply) if d.startswith(f"a:{asked}:on:")]
+        if days:  # "which day do you mean?": the person presses the day they meant
+            self.score.dates_chosen += 1
+            meant = expected_value((self.conv["expect"].get("facts") or {}).get(asked), self.today)
+            return self.say({"choice": next((d for d in days if d.endswith(f":{meant}")), days[0])})
         times = self.asked_count.get(asked, 0)
         if reply.get("state") == "RE_QUESTION":
             self.score.refused += 1
@@ -341,7 +348,7 @@ def run(
     def play(item: tuple[int, dict[str, Any]]) -> Score:
         chat, conv = item
         console = Console(command, data_dir, 10_000 + chat, cwd)
-        person = Person(conv, console)
+        person = Person(conv, console, today)
         try:
             person.play()
         except Exception as exc:  # noqa: BLE001 - one broken conversation is reported, not fatal
@@ -371,6 +378,7 @@ def totals(scores: list[Score]) -> dict[str, int]:
         "safety_missed": sum(len(s.safety_missed) for s in scores),
         "safety_false_alarms": sum(len(s.safety_false) for s in scores),
         "case_pickers": sum(s.pickers for s in scores),
+        "dates_chosen": sum(s.dates_chosen for s in scores),
         "completed": sum(s.completed for s in scores),
         "errors": sum(s.error is not None for s in scores),
         "turns": sum(s.turns for s in scores),

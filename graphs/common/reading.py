@@ -69,6 +69,9 @@ class Value:
     cued: bool = False  # placed by a word of its field, not by default
     approx: bool = False  # given as approximate ("300만원 정도", "about June")
     said: str = ""  # as written (the span's text, or the words that gave it)
+    # Other readings of the same words that the field accepts ("last Saturday" said on a
+    # Sunday): such a value is recorded only once the person chooses (`Reading.choices`).
+    alternatives: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -110,18 +113,32 @@ class Reading:
 
     @property
     def answer(self) -> Any:
-        """The asked field's value, None when not given."""
+        """The asked field's value, None when not given or when its words read two ways."""
         found = [v for v in self.values if v.role is Role.ANSWER]
-        return found[-1].value if found else None
+        return found[-1].value if found and not found[-1].alternatives else None
 
     @property
     def facts(self) -> dict[str, Any]:
-        """Other fields' stated values, the latest telling of each winning."""
+        """Other fields' stated values, the latest telling of each winning (a telling that
+        reads two ways is in `choices` instead)."""
         facts: dict[str, Any] = {}
         for value in self.values:
             if value.role is Role.FACT and value.field is not None:
                 facts[value.field] = value.value
+                if value.alternatives:
+                    del facts[value.field]
         return facts
+
+    @property
+    def choices(self) -> dict[str, Value]:
+        """Fields (the asked one first) whose latest telling reads two ways: the person chooses
+        between `(value.value, *value.alternatives)` before any is recorded."""
+        latest: dict[str, Value] = {}
+        for value in self.values:
+            if value.role in (Role.FACT, Role.ANSWER) and value.field is not None:
+                latest[value.field] = value
+        found = {key: v for key, v in latest.items() if v.alternatives}
+        return dict(sorted(found.items(), key=lambda item: item[0] != self.asked))
 
     @property
     def suggested(self) -> dict[str, Any]:

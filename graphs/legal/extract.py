@@ -379,9 +379,29 @@ class FactExtractor:
                     cued=bool(tagged and tagged.cued),
                     approx=bool(tagged and tagged.approx) or self._approx_words(said, spec.kind),
                     said=tagged.said if tagged else text.strip()[:MAX_TEXT_ANSWER],
+                    alternatives=(
+                        tagged.alternatives
+                        if tagged
+                        else self.answer_readings(spec, said, now=now, value=answer)
+                    ),
                 )
             )
         return values, invalid, unknown
+
+    def answer_readings(
+        self, spec: FieldSpec, text: str, *, now: datetime, value: Any
+    ) -> tuple[str, ...]:
+        """The other dates a date answer's words may mean on this day ("last Saturday" said on
+        a Sunday), as the field accepts them; () for one reading, or for another kind."""
+        if spec.kind != "date" or value in (None, "ongoing"):
+            return ()
+        found = normalize.find_dates(text.strip(), now=now, allow_future=spec.allow_future)
+        match = next((m for m in reversed(found) if m.value == value), None)
+        return self._readings(spec, match.alternatives if match else (), now=now)
+
+    def _readings(self, spec: FieldSpec, readings: tuple[Any, ...], *, now: datetime) -> tuple:
+        """The readings a field accepts (a date ahead is none for a date that cannot be)."""
+        return tuple(r for r in readings if self._check(spec, r, now=now)[1] is None)
 
     def parse_answer(
         self, spec: FieldSpec, text: str, *, now: datetime, tagged: Any = None
@@ -587,10 +607,7 @@ class FactExtractor:
         # A date without a year lies in the past, unless its field allows the future: then the
         # same span is read again with the message's year.
         ahead = (
-            {
-                (m.start, m.end): m.value
-                for m in normalize.find_dates(text, now=now, allow_future=True)
-            }
+            {(m.start, m.end): m for m in normalize.find_dates(text, now=now, allow_future=True)}
             if any(s.kind == "date" and s.allow_future for s in specs.values())
             else {}
         )
@@ -635,9 +652,10 @@ class FactExtractor:
                     values.append(Value(kind, match.value, span, role=Role.OTHER_EVENT, said=said))
                     continue
                 key = by_cue or fallback
-                found = match.value
+                found, readings = match.value, match.alternatives
                 if key is not None and kind == "date" and specs[key].allow_future:
-                    found = ahead.get(span)
+                    later = ahead.get(span)
+                    found, readings = (later.value, later.alternatives) if later else (None, ())
                 checked, invalid = (
                     self._check(specs[key], found, now=now)
                     if key is not None and found is not None
@@ -655,6 +673,7 @@ class FactExtractor:
                         fields=(key, *(k for k in fields if k != key)),
                         cued=by_cue is not None,
                         confidence=CUED if by_cue else ASKED if key == asked else DEFAULT,
+                        alternatives=self._readings(specs[key], readings, now=now),
                     )
                 )
         for kind, finder in (

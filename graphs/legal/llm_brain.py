@@ -216,6 +216,9 @@ class LLMBrain:
                     role=role,
                     confidence=LLM_CONFIDENCE,
                     said=item.said,
+                    alternatives=self.rules.extractor.answer_readings(
+                        spec, item.said, now=now, value=value
+                    ),
                 )
             )
         for mine in found:

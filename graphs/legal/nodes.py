@@ -17,7 +17,7 @@ from langgraph.types import interrupt
 
 from graphs.common.context import Context
 from graphs.common.intents import answer_question, declines_types, read_intent
-from graphs.common.normalize import parse_yes_no
+from graphs.common.normalize import find_dates, is_future, parse_yes_no
 from graphs.common.reading import Reading
 from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import prompts, wants
@@ -183,10 +183,12 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     outbox += asked_now
     at = ctx.now.isoformat()
     suggested = suggestions(kn, reading, facts)  # only a model read them: confirmed first
+    choice = date_choice(reading, facts, description)  # "last Saturday" on a Sunday: asked first
     return {
         **(
             {"proposed": [c | {"quote": description[:160]} for c in suggested]} if suggested else {}
         ),
+        **({"pending": choice} if choice else {}),
         "case_type": kn.k1.sub_type(sub_type)[0].code,
         "sub_type": sub_type,
         "confidence": confidence,
@@ -311,6 +313,8 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
     spec = ctx.knowledge_base.question(sub_type, key)
     if state.get("proposed"):  # a correction read from free text: confirmed before anything
         ask = prompts.confirm_changes(kn, sub_type, state["proposed"], lang)
+    elif pending and pending.get("options"):
+        ask = prompts.choose_date(kn, sub_type, pending, lang)
     elif pending:
         ask = prompts.confirm_question(kn, sub_type, pending, lang)
     else:
@@ -449,6 +453,8 @@ def _confirmed(
     if pending is None:
         return None
     work.update["pending"] = None
+    if pending.get("options"):
+        return _date_chosen(state, pending, answer, work, ctx)
     verdict = _verdict(kn, answer, key, lang)
     if verdict is None:
         return None  # something else was said: read it as a fresh answer
@@ -531,6 +537,10 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     work.outbox += _empathy(kn, lang, state.get("emotions", []), emotions, None)
     update.update(emotions=emotions, details=details, story=story)
     work.value, work.reason, work.said_unknown = ex.answer, ex.invalid, ex.unknown
+    choice = date_choice(ex, facts, text)
+    if choice is not None:  # words that fit two days: the person chooses before it is kept
+        update["pending"] = choice
+        work.aside = work.aside or choice["field"] == key
     asked_kind = kn.k2.field(sub_type, key).kind
     corrected = taken_back_field(facts, ex, kinds, asked_kind)
     if work.value is not None and corrected is not None and corrected != key:
@@ -677,6 +687,56 @@ def suggestions(
         for key, value in reading.suggested.items()
         if key in kn.k2.fields and key != asked and key not in facts and key not in named
     ]
+
+
+def date_choice(reading: Reading, facts: dict[str, Any], text: str) -> dict[str, Any] | None:
+    """A date whose words fit two days ("last Saturday" said on a Sunday, "지난 주말"), as a
+    question to settle (`pending` with its `options`) before anything is recorded: the asked
+    field's first, else a field with no value yet; None when there is none."""
+    for key, value in reading.choices.items():
+        if key == reading.asked or key not in facts:
+            return {
+                "field": key,
+                "options": [value.value, *value.alternatives],
+                "said": value.said,
+                "quote": text[:160],
+            }
+    return None
+
+
+def _date_chosen(
+    state: LegalState,
+    pending: dict[str, Any],
+    answer: dict[str, Any],
+    work: _Answer,
+    ctx: Context,
+) -> dict[str, Any] | None:
+    """The updates when the person chose one of the days offered (a button, or a date typed
+    that reads one way); None when they said something else, which is then read afresh."""
+    key, options = pending["field"], pending["options"]
+    chosen = None
+    if answer.get("kind") == "choice":
+        data = answer.get("data", "")
+        day = data.removeprefix(f"a:{key}:on:")
+        chosen = day if day != data and day in options else None
+    else:  # "아 어제요", "the 21st of November"
+        ahead = ctx.knowledge.k2.field(state["sub_type"], key).allow_future
+        found = find_dates(_text(answer), now=ctx.now, allow_future=ahead)
+        if len(found) == 1 and not found[0].alternatives:
+            day = str(found[0].value)
+            chosen = day if ahead or not is_future(day, now=ctx.now) else None
+    if chosen is None:
+        return None
+    merge_facts(work.facts, {key: chosen}, work.corrections)
+    work.provenance = told_story.noted(
+        work.provenance, [key], quote=pending["quote"], at=work.at, confirmed=True
+    )
+    return work.settled(
+        facts=work.facts,
+        corrections=work.corrections,
+        provenance=work.provenance,
+        outbox=work.outbox,
+    )
 
 
 def _changes(proposed: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Any
 
 from graphs.legal.fields import percent, progress
@@ -161,6 +162,34 @@ def confirm_question(
             {"label": kn.message("btn_deny", lang), "data": f"a:{key}:deny"},
         ],
     )
+
+
+def choose_date(kn: Knowledge, sub_type: str, pending: Mapping[str, Any], lang: str) -> Message:
+    """ "'지난 토요일'이 어느 날인가요?" with a button for each day the words may mean."""
+    key = pending["field"]
+    text = kn.message(
+        "date_which",
+        lang,
+        words=pending.get("said") or "",
+        field=kn.k2.field(sub_type, key).label.get(lang),
+    )
+    return message(
+        text,
+        [
+            {"label": day_label(kn, day, lang), "data": f"a:{key}:on:{day}"}
+            for day in pending["options"]
+        ],
+    )
+
+
+def day_label(kn: Knowledge, iso: str, lang: str) -> str:
+    """A day with its weekday, as the person reads it: "2026년 11월 28일 (토)", "Sat 28 Nov 2026"."""
+    day = date.fromisoformat(iso)
+    weekday = kn.message("weekdays", lang).split()[day.weekday()]
+    if lang == "ko":
+        return f"{day.year}년 {day.month}월 {day.day}일 ({weekday})"
+    month = kn.message("months", lang).split()[day.month - 1]
+    return f"{weekday} {day.day} {month} {day.year}"
 
 
 def confirm_changes(

@@ -4,6 +4,21 @@ as 'yyyy-mm-dd', 'yyyy-mm' or 'yyyy' relative to the message time.
 
 A date without a year is placed in the past by default, because the facts an intake asks for
 mostly lie behind the person; fields that may lie ahead say so with `allow_future`.
+
+Weekdays follow one rule (README, "Relative dates"), on the chat's calendar, weeks Monday to
+Sunday:
+- a named week ("지난주 금요일", "저번 주 토요일", "이번 주 월요일", "이번 월요일", "this Monday",
+  "다음 주 수요일") is that weekday of that week;
+- "last Friday", "지난 금요일", "저번 금요일" is the nearest Friday before today. When that
+  Friday is in this week (said on a Saturday or a Sunday, "last Monday" on a Wednesday), the
+  words may mean it or the Friday a week before: both are readings, and the person chooses.
+  "next Friday", "다음 금요일" likewise ahead;
+- a bare weekday ("금요일에", "on Friday") is the nearest one on or before today (on or after
+  it for a date that may lie ahead);
+- a weekend ("지난 주말", "저번 주말", "last weekend", "이번 주말") is the Saturday or the Sunday
+  of that week: two readings;
+- for a date that cannot lie ahead, a reading after today is dropped while another remains.
+A match's first value is the nearer reading, the others are its `alternatives`.
 """
 
 from __future__ import annotations
@@ -200,58 +215,100 @@ def _english_month(m: re.Match[str], now: datetime) -> _NoYear:
 
 @dataclass(frozen=True)
 class _Weekday:
-    """A weekday: in a named week (`week` weeks from this Monday-Sunday week), or the nearest
-    one (`before_today`: strictly before today, as in "지난 금요일" / "last Friday"; otherwise on
-    or before today, or on or after it for a field that may lie ahead)."""
+    """A weekday phrase, read by the rule in the module's docstring (weeks run Monday to Sunday).
+
+    `week`: in a named week, weeks from this one ("지난주 금요일": -1). Else `step` says which
+    nearest one: -1 the nearest before today ("last Friday", "지난 금요일"), +1 the nearest after
+    ("next Friday"), 0 a bare weekday (on or before today; on or after for a field that may lie
+    ahead)."""
 
     weekday: int  # Monday 0 ... Sunday 6
     week: int | None = None
-    before_today: bool = False
-    ahead: bool = False
+    step: int = 0
+
+
+@dataclass(frozen=True)
+class _Weekend:
+    """A weekend (`week` weeks from this one): its Saturday or its Sunday, the person says which."""
+
+    week: int
 
 
 _KO_WEEKDAYS = "월화수목금토일"
 _EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEK_OFFSETS = {"지지난": -2, "지난": -1, "저번": -1, "이번": 0, "요번": 0, "다음": 1}
+_SATURDAY = 5
 
 
 def _weekday_ko(m: re.Match[str], now: datetime) -> _Weekday:
-    """'지난주 금요일' (Friday of last week), '이번 주 월요일', '지난 금요일', '금요일'."""
+    """'지난주 금요일' (Friday of last week), '이번 (주) 월요일' (of this week), '지난 금요일'
+    (the nearest Friday before today), '다음 금요일', '금요일'."""
     weekday = _KO_WEEKDAYS.index(m["wd"])
     rel = m["rel"]
-    if rel and m["wk"]:
+    if rel and (m["wk"] or rel in ("이번", "요번")):
         return _Weekday(weekday, week=_WEEK_OFFSETS[rel])
     if rel:
-        return _Weekday(
-            weekday, before_today=rel in ("지난", "저번", "지지난"), ahead=rel == "다음"
-        )
+        return _Weekday(weekday, step=1 if rel == "다음" else -1)
     return _Weekday(weekday)
 
 
 def _weekday_en(m: re.Match[str], now: datetime) -> _Weekday:
-    """'last Saturday' (the latest before today), 'this Monday' (of this week), 'on Friday'."""
+    """'last Saturday' (the nearest before today), 'this Monday' (of this week), 'on Friday'."""
     weekday = _EN_WEEKDAYS.index(m["wd"].lower())
     rel = (m["rel"] or "").lower()
     if rel == "this":
         return _Weekday(weekday, week=0)
     if rel in ("last", "past"):
-        return _Weekday(weekday, before_today=True)
-    return _Weekday(weekday, ahead=rel == "next")
+        return _Weekday(weekday, step=-1)
+    return _Weekday(weekday, step=1 if rel == "next" else 0)
 
 
-def _resolve_weekday(value: _Weekday, now: datetime, *, allow_future: bool) -> str:
-    """The date of a weekday phrase relative to `now`."""
+def _weekend(m: re.Match[str], now: datetime) -> _Weekend:
+    """'지난 주말', '저번 주말', 'last weekend' (of last week), '이번 주말', 'this weekend'."""
+    rel = (m["rel"] or m["en"] or "").lower()
+    return _Weekend({"last": -1, "this": 0, "next": 1}.get(rel, _WEEK_OFFSETS.get(rel, 0)))
+
+
+def _monday(today: date, weeks: int = 0) -> date:
+    """The Monday of the week `weeks` weeks from `today`'s."""
+    return today - timedelta(days=today.weekday()) + timedelta(weeks=weeks)
+
+
+def _weekday_readings(
+    value: _Weekday | _Weekend, now: datetime, *, allow_future: bool
+) -> list[date]:
+    """Every date a weekday phrase can mean said at `now`, the nearer first: one, or two where
+    the words fit two days (the person is asked which)."""
     today = now.date()
+    if isinstance(value, _Weekend):
+        saturday = _monday(today, value.week) + timedelta(days=_SATURDAY)
+        return [saturday, saturday + timedelta(days=1)]
     if value.week is not None:
-        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=value.week)
-        return (monday + timedelta(days=value.weekday)).isoformat()
-    if value.ahead or (allow_future and not value.before_today):
-        days = (value.weekday - today.weekday()) % 7 or (7 if value.ahead else 0)
-        return (today + timedelta(days=days)).isoformat()
-    days = (today.weekday() - value.weekday) % 7
-    if days == 0 and value.before_today:
-        days = 7
-    return (today - timedelta(days=days)).isoformat()
+        return [_monday(today, value.week) + timedelta(days=value.weekday)]
+    if value.step == 0:
+        if allow_future:
+            return [today + timedelta(days=(value.weekday - today.weekday()) % 7)]
+        return [today - timedelta(days=(today.weekday() - value.weekday) % 7)]
+    if value.step < 0:  # the nearest before today; in this week, it may mean last week's too
+        nearest = today - timedelta(days=(today.weekday() - value.weekday - 1) % 7 + 1)
+    else:  # the nearest after today; in this week, it may mean next week's too
+        nearest = today + timedelta(days=(value.weekday - today.weekday() - 1) % 7 + 1)
+    if _monday(nearest) == _monday(today):
+        return [nearest, nearest + timedelta(weeks=value.step)]
+    return [nearest]
+
+
+def _resolve_weekday(
+    value: _Weekday | _Weekend, now: datetime, *, allow_future: bool
+) -> tuple[str, tuple[str, ...]]:
+    """A weekday phrase's reading and its alternatives. For a date that cannot lie ahead, a
+    reading after today is dropped while another remains."""
+    readings = _weekday_readings(value, now, allow_future=allow_future)
+    if not allow_future:
+        past = [d for d in readings if d <= now.date()]
+        readings = past or readings[:1]
+    first, *others = (d.isoformat() for d in readings)
+    return first, tuple(others)
 
 
 def _english_month_rel_year(m: re.Match[str], now: datetime) -> str | None:
@@ -271,7 +328,8 @@ _NOT_A_DECIMAL = (
     r"days?|hours?|km|kg)\b)"
 )
 _DateRule = tuple[
-    re.Pattern[str], Callable[[re.Match[str], datetime], str | _NoYear | _Weekday | None]
+    re.Pattern[str],
+    Callable[[re.Match[str], datetime], str | _NoYear | _Weekday | _Weekend | None],
 ]
 _EN_MONTH_LEAD = (
     r"(?:(?:in|since|during|around|from|until|till|early|mid|late|"
@@ -323,6 +381,13 @@ _DATE_RULES: list[_DateRule] = [
             r"|\b(?P<en>(?i:(?:last|this|next)\s+year))\b"
         ),
         _relative_year,
+    ),
+    (
+        re.compile(
+            r"(?<![가-힣])(?P<rel>지지난|지난|저번|이번|요번|다음)\s?(?:주\s?)?주말"
+            r"|(?i:\b(?P<en>last|this|next)\s+weekend\b)"
+        ),
+        _weekend,
     ),
     (
         re.compile(
@@ -390,26 +455,26 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
     with `allow_future` (for facts that may lie ahead) it is in `now`'s year. A written year is
     kept as it is, in the future or not.
     """
-    candidates: list[tuple[int, int, str | None]] = []
+    candidates: list[tuple[int, int, str | None, tuple[str, ...]]] = []
     for pattern, rule in _DATE_RULES:
         for m in pattern.finditer(text):
-            value = rule(m, now)
+            value, others = rule(m, now), ()
             if isinstance(value, _NoYear):
                 value = _resolve_no_year(value, now, allow_future=allow_future)
-            elif isinstance(value, _Weekday):
-                value = _resolve_weekday(value, now, allow_future=allow_future)
+            elif isinstance(value, _Weekday | _Weekend):
+                value, others = _resolve_weekday(value, now, allow_future=allow_future)
             if value != _NOT_A_DATE:
-                candidates.append((m.start(), m.end(), value))
+                candidates.append((m.start(), m.end(), value, others))
     # Earliest, then longest, claims its span; an impossible date (2024.2.30) claims it and is dropped.
     candidates.sort(key=lambda c: (c[0], c[0] - c[1]))
     found: list[Match] = []
     claimed_until = -1
-    for start, end, value in candidates:
+    for start, end, value, others in candidates:
         if start < claimed_until:
             continue
         claimed_until = end
         if value is not None:
-            found.append(Match(value, start, end))
+            found.append(Match(value, start, end, others))
     return found
 
 

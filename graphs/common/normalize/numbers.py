@@ -14,11 +14,15 @@ from decimal import ROUND_HALF_UP, Decimal
 
 @dataclass(frozen=True)
 class Match:
-    """A value found in a text: int for amounts/ints/durations, str for dates."""
+    """A value found in a text: int for amounts/ints/durations, str for dates.
+
+    `alternatives`: other readings of the same words on that day ("last Saturday" said on a
+    Sunday: yesterday, or the Saturday of last week), for the person to choose from."""
 
     value: object
     start: int
     end: int
+    alternatives: tuple[object, ...] = ()
 
 
 _SINO_DIGITS = {"영": 0, "공": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "륙": 6}
