@@ -11,6 +11,7 @@ import asyncio
 import logging
 import sys
 from collections import defaultdict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -230,18 +231,29 @@ class Engine:
 
     # --- entry point -------------------------------------------------------------------------
 
-    async def handle(self, inbound: Inbound) -> Reply:
+    async def handle(
+        self, inbound: Inbound, *, first: Callable[[Reply], Awaitable[bool]] | None = None
+    ) -> Reply:
         """Handle one inbound message of a chat; messages of one chat run one at a time.
 
         What the chat is (language, buttons shown, latest session) is read once at the start;
         what the handling changed is written at the end in one transaction (`_commit`).
+        `first`, where the channel can send at once (True when all was delivered): the safety
+        reply goes through it the moment the rules fire, before the turn runs and any model is
+        asked; the returned reply counts it in `sent`.
         """
         inbound = clean_inbound(inbound)
         async with self._locks[inbound.chat_id]:
             view = await repo.chat_view(engine=self.records, chat_id=inbound.chat_id)
             lang = view.lang or self._first_lang(inbound)
             reply = Reply(lang=lang)
-            h = Handling(inbound=inbound, reply=reply, view=view, lang=None if view.lang else lang)
+            h = Handling(
+                inbound=inbound,
+                reply=reply,
+                view=view,
+                lang=None if view.lang else lang,
+                first=first,
+            )
             if not view.lang_chosen and (followed := self._followed_lang(inbound, lang)):
                 reply.lang = h.lang = followed  # answered as they write, and remembered
             # what the model's calls of this turn cost, and by when they must all have ended
@@ -277,6 +289,8 @@ class Engine:
         elif again := desk.urgency_again(said, recent, lang):
             reply.add(again)  # "can I wait?" after a red flag: the level, first
             reply.level_again = True
+        if reply.alerts or reply.level_again:
+            await self._send_first(h)
         if recent.crisis is not None and inbound.kind in ("text", "file"):
             self._stay_with(reply, view)  # no intake question until the person chooses
             if reply.alerts:
@@ -307,6 +321,26 @@ class Engine:
                 await self.legal.turn(h)
         if reply.alerts:
             await self._raise_alerts(inbound, reply)
+
+    async def _send_first(self, h: Handling) -> None:
+        """Deliver the safety reply now, where the channel can, so it never waits for the turn
+        (a model's reading can take seconds); a failed delivery leaves it to go with the rest."""
+        reply = h.reply
+        if h.first is None or not reply.messages:
+            return
+        ahead = Reply(messages=list(reply.messages), lang=reply.lang, alerts=list(reply.alerts))
+        try:
+            delivered = await h.first(ahead)
+        except Exception as exc:  # noqa: BLE001 - the reply still goes out with the turn's
+            delivered = False
+            log.warning("safety reply not sent ahead: %s", type(exc).__name__)
+        if not delivered:
+            log.warning(
+                "chat=%s safety reply not delivered ahead: it goes with the turn's reply",
+                self.chat_tag(h.inbound.chat_id),
+            )
+            return
+        reply.sent = len(ahead.messages)
 
     def _stay_with(self, reply: Reply, view: repo.ChatView) -> None:
         """After a suicide alert: a word of presence (unless the alert just spoke) and a button

@@ -77,6 +77,9 @@ class Reply:
     alerts: list[Any] = dc_field(default_factory=list)  # safety rules that fired on the input
     notices: list[Notice] = dc_field(default_factory=list)  # messages for staff (ADMIN_IDS)
     level_again: bool = False  # "can I wait?" was answered with the level of a red flag
+    # Messages at the head of `messages` the channel delivered already, ahead of the turn (the
+    # safety reply, sent the moment the rules fired): the channel sends the rest.
+    sent: int = 0
     help_coming: bool = False  # a 119-now alert was raised in the last FIRST_AID_HOLDS before it
 
     def add(self, text: str, choices: list[dict[str, str]] | None = None) -> None:

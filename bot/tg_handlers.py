@@ -115,9 +115,14 @@ def button_refusal(query: CallbackQuery) -> str | None:
 async def _run(update: Update, context: BotContext, inbound: Inbound) -> Reply:
     """Engine call (typing shown while it takes long), reply."""
     engine = context.bot_data.engine
+    tag = engine.chat_tag(inbound.chat_id)
+
+    async def first(ahead: Reply) -> bool:  # the safety reply, sent before the turn runs
+        return await send_reply(context.bot, inbound.chat_id, ahead, tag=tag)
+
     async with typing_while(context.bot, inbound.chat_id, engine.settings.intake_typing_delay):
-        reply = await engine.handle(inbound)
-    await send_reply(context.bot, inbound.chat_id, reply, tag=engine.chat_tag(inbound.chat_id))
+        reply = await engine.handle(inbound, first=first)
+    await send_reply(context.bot, inbound.chat_id, reply, tag=tag)
     await notify_staff(context.bot, reply)
     failpoints.reach("after_reply")
     return reply

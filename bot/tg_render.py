@@ -72,7 +72,8 @@ async def send_reply(bot: Any, chat_id: int, reply: Reply, *, tag: str = "-") ->
     whether everything was sent.
     """
     sends = []
-    for text, choices in joined_messages(reply.messages):
+    # (messages that went ahead of the turn, the safety reply, are not sent again)
+    for text, choices in joined_messages(reply.messages[reply.sent :]):
         parts = split_text(text) or ["…"]  # Telegram refuses an empty text: buttons alone go
         for index, part in enumerate(parts):  # under an ellipsis
             markup = keyboard(choices) if index == len(parts) - 1 else None
