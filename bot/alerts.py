@@ -22,6 +22,9 @@ STILL_HOLDS = timedelta(hours=6)  # an alert's level is repeated before answers 
 # After a 119-now alert the person may be waiting for the ambulance in the chat: for this long a
 # health message that raises nothing new gets the first-aid steps instead of the general corpus.
 FIRST_AID_HOLDS = timedelta(hours=2)
+# Terms saying help has come (at the hospital, the crew here, the police here): the alerts
+# raised so far stand down, and are not fired again by the danger told again.
+HELP_TERMS = frozenset({"in_care", "police_came"})
 
 
 @dataclass(frozen=True)
@@ -117,10 +120,15 @@ class SafetyDesk:
         if not text or not text.strip():
             return []
         trace = self.checker.read(text)
-        hits = self.checker.check_trace(trace, earlier=recent.earlier(), standing=recent.standing)
+        # the rules raised and still holding, unless this message says help has come
+        helped = any(terms & HELP_TERMS for terms, _ in trace.clauses)
+        holding = set() if helped else {c for c in recent.raised if recent.holds(c)}
+        hits = self.checker.check_trace(
+            trace, earlier=recent.earlier(), standing=recent.standing, holding=holding
+        )
         hits = self._no_lower_level(recent.fresh(hits), recent)
         recent.note(trace, hits, self.checker.carry, at)
-        if not hits and any("in_care" in terms for terms, _ in trace.clauses):
+        if not hits and helped:
             recent.settle(at)  # "응급실 도착했어요", "not an emergency": the alerts stand down
         return hits
 

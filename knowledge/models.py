@@ -446,6 +446,10 @@ class SafetyRule(Strict):
     when: list[list[str]] = Field(min_length=1)  # term names; lines are alternatives
     unless: list[str] = []  # guard names
     not_with: list[str] = []  # terms whose presence (here, earlier or standing) stops the rule
+    # While the rule holds (raised within the day, help not come since), a message holding
+    # every term of one of these lines fires it again: the danger told again ("아직 문앞에
+    # 있어요" after someone at the door), answered with the numbers again.
+    again: list[list[str]] = []
     advice: Text | None = None  # a line of its own after the category's reply
     first_aid: str | None = None  # a 119-now rule: its group of steps while help comes
     why: str = ""  # for editors: the line this rule draws
@@ -519,6 +523,12 @@ class SafetyRules(Strict):
             for name in rule.not_with:
                 if name not in self.terms:
                     raise ValueError(f"{where}.not_with: unknown term {name!r}")
+            for line in rule.again:
+                for name in line:
+                    if name not in self.terms:
+                        raise ValueError(f"{where}.again: unknown term {name!r}")
+                if not line:
+                    raise ValueError(f"{where}.again: an empty line")
             for name in rule.unless:
                 if name not in self.guards:
                     raise ValueError(f"{where}.unless: unknown guard {name!r}")

@@ -58,6 +58,7 @@ FIRES: dict[str, list[str]] = {
         "HE'S POINTING A GUN AT ME",
     ],
     "VIOLENCE_NOW": [
+        "my son is being beaten up at school every day",
         "아빠가 동생을 때리고 있어요",
         "남편이 술만 마시면 때려요",
         "방금 남편한테 맞았어요 너무 무서워요",
@@ -251,6 +252,22 @@ FIRES: dict[str, list[str]] = {
         "someone is following me",
         "my ex keeps showing up at my work",
         "I'm being stalked",
+    ],
+    # a threat to spread intimate images, also as a plan (held-out: "사진 뿌린다고 했어요")
+    "IMAGE_THREAT": [
+        "월요일에 회사로 찾아가서 사진 뿌린다고 했어요",
+        "헤어진 남친이 성관계 영상 유포하겠다고 협박해요",
+        "돈 안 보내면 몸캠 영상을 가족한테 보낸대요",
+        "He said he will post my nude photos online if I don't pay",
+        "my ex is threatening to send intimate videos to my boss",
+    ],
+    # asking whether to call 112 (held-out: "112 불러도되냐구요ㅠ"); a report only with a threat
+    "POLICE_ASKED": [
+        "112 불러도되냐구요ㅠ",
+        "지금 경찰 불러야 하나요?",
+        "112에 전화해도 돼요?",
+        "can I call 112?",
+        "should I call the police now?",
     ],
     "PREGNANCY_DANGER": [
         "임신 32주인데 머리가 너무 아프고 눈앞이 번쩍거려요",
@@ -467,6 +484,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "예전에 폭행당한 적 있어요",
         "전에 사귈 때 if i cant have you 어쩌고 하는 노래를 좋아했어요",
         "지난주 금요일에 술집에서 모르는 남자가 주먹으로 얼굴 때림",
+        # a dated past event, and "still" about something else (held-out: a false alarm)
+        "Last Saturday a guy at the bar punched me. I still do not know his name",
         # '때림' tells no tense: a story of the night it happened (a tester's bar assault)
         "처음보는 30대 남자요. 어깨 부딪혔다고 갑자기 주먹으로 얼굴 때림",
         "작년에 남편이 때려서 이혼하려고요",
@@ -636,6 +655,19 @@ NEAR_MISSES: dict[str, list[str]] = {
         "예전에 스토킹 당한 적 있어요",
         "강아지가 계속 따라와요",
         "전남친이 계속 연락해요",
+    ],
+    "IMAGE_THREAT": [
+        "영수증 사진 보낸다고 했어요",
+        "CCTV 영상 보내준다고 했어요",
+        "작년에 영상 유포한다고 협박했었어요",
+        "만약 사진 유포하겠다고 하면 어떻게 돼요?",
+        "I will send you the photos of the damage",
+    ],
+    "POLICE_ASKED": [
+        "사기 당했는데 경찰에 신고해야 하나요?",  # a legal question, no threat told
+        "교통사고 났는데 112에 신고해야 하나요?",
+        "should I report the scam to the police?",
+        "만약 또 오면 112 불러도 되나요?",
     ],
     "PREGNANCY_DANGER": [
         "임신 20주인데 두통이 좀 있어요",

@@ -270,3 +270,54 @@ async def test_carrying_on_after_a_crisis_when_the_intake_was_finished_asks_noth
     assert "domain:legal" not in buttons(resumed)
     added = await engine.handle(said("그리고 친구가 100만원은 갚았어요", hours=0.4))
     assert added.state == "COMPLETED"  # taken into the finished intake, not a new one
+
+
+async def test_someone_still_at_the_door_after_the_summary_is_answered_again(
+    engine: Engine,
+) -> None:
+    """A held-out card: after the summary, the ex at the building's entrance, then "112 불러도
+    되냐구요ㅠ 아직 문앞에있어요" became an addendum for the lawyer. The danger told again is
+    answered again, before anything else, until the person says the police have come."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"))
+    await engine.handle(said("올해 6월", hours=0.05))
+    done = await engine.handle(pressed("a:evidence:no", hours=0.1))
+    assert done.state == "COMPLETED"
+    there = await engine.handle(
+        said("전남친이 지금 건물입구에 또 서있어요 무서워요 매일밤 와요", hours=0.2)
+    )
+    assert codes(there) == ["AT_THE_DOOR"]
+    assert "112" in there.messages[0]["text"]
+    await engine.handle(said("네 상담은 나중에 할게요", hours=0.21))
+    again = await engine.handle(said("112 불러도되냐구요ㅠ 아직 문앞에있어요", hours=0.25))
+    assert codes(again) == ["AT_THE_DOOR", "POLICE_ASKED"]
+    assert again.messages[0]["text"].startswith("지금 위험한 상황이라면 바로 112")
+    still = await engine.handle(said("아직 문앞에 있어요", hours=0.3))
+    assert codes(still) == ["AT_THE_DOOR"]  # told again: answered again
+    await engine.handle(said("경찰 왔어요", hours=0.4))
+    after = await engine.handle(said("경찰이 아직 문앞에 있어요", hours=0.45))
+    assert codes(after) == []  # the police have come: the alert stands down
+
+
+async def test_a_threat_told_as_a_plan_gets_the_numbers_and_the_police_question_too(
+    engine: Engine,
+) -> None:
+    """A held-out card: "월요일에 회사로 찾아가서 사진 뿌린다고 했어요" got nothing, and "지금
+    경찰에 신고해야 하나요?" got advice to keep receipts."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("헤어진 남자친구 때문에 상담받고 싶어요"))
+    plan = await engine.handle(said("월요일에 회사로 찾아가서 사진 뿌린다고 했어요", hours=0.1))
+    assert codes(plan) == ["IMAGE_THREAT"]
+    assert "1366" in plan.messages[0]["text"]
+    asked = await engine.handle(said("지금 경찰에 신고해야 하나요?", hours=0.2))
+    assert codes(asked) == ["POLICE_ASKED"]
+    assert "112" in asked.messages[0]["text"]
+
+
+async def test_asking_about_the_police_in_a_fraud_intake_is_a_question_not_an_alert(
+    engine: Engine,
+) -> None:
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("중고거래로 300만원 사기를 당했어요"))
+    asked = await engine.handle(said("경찰에 신고해야 하나요?", hours=0.1))
+    assert codes(asked) == []

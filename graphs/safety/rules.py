@@ -20,7 +20,7 @@ import json
 import re
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -43,6 +43,9 @@ _FILLERS = frozenset({"좀", "약간", "살짝", "조금", "쫌", "조끔"})
 # Readings of the last few messages kept in memory (a turn reads its message more than once).
 READINGS_KEPT = 8
 NOW_CATEGORIES = frozenset({"danger", "suicide", "medical"})
+# The categories answered again whenever a message adds to them (a medical sign completed over
+# messages is answered once an episode: its level is repeated on a question instead).
+AGAIN_CATEGORIES = frozenset({"danger", "suicide"})
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class SafetyHit:
     category: str  # danger | suicide | medical (119 now) | medical_today | medical_days
     hotlines: tuple[str, ...]  # numbers to call, in order
     building: bool = False  # fired only with earlier messages or the profile, not this one alone
+    again: bool = False  # fired by one of its `again` lines: the danger told again
 
     @property
     def now(self) -> bool:
@@ -159,17 +163,26 @@ class SafetyCheck:
         *,
         earlier: Sequence[Trace] = (),
         standing: Iterable[str] = (),
+        holding: Collection[str] = (),
     ) -> list[SafetyHit]:
         """Every rule that fires on `text`, most urgent first (the file's order), once each.
 
         `earlier` are the traces of the recent messages and `standing` the terms the profile
         stands for: their signs complete a rule that this message adds to, never one it does
-        not touch (a hit that needed them is `building`).
+        not touch (a hit that needed them is `building`). `holding` are the codes of the rules
+        raised and still holding: one of their `again` lines fires them again.
         """
-        return self.check_trace(self.read(text), earlier=earlier, standing=standing)
+        return self.check_trace(
+            self.read(text), earlier=earlier, standing=standing, holding=holding
+        )
 
     def check_trace(
-        self, trace: Trace, *, earlier: Sequence[Trace] = (), standing: Iterable[str] = ()
+        self,
+        trace: Trace,
+        *,
+        earlier: Sequence[Trace] = (),
+        standing: Iterable[str] = (),
+        holding: Collection[str] = (),
     ) -> list[SafetyHit]:
         """`check` on a message already read."""
         if not trace.clauses:
@@ -198,6 +211,13 @@ class SafetyCheck:
                 hits.append(
                     SafetyHit(rule.code, rule.category, tuple(rule.hotlines), building=not alone)
                 )
+            elif (
+                rule.code in holding
+                and any(set(line) <= here for line in rule.again)
+                # told again, unless a more urgent rule of its kind fired of its own
+                and not any(h.category == rule.category and not h.again for h in hits)
+            ):
+                hits.append(SafetyHit(rule.code, rule.category, tuple(rule.hotlines), again=True))
         return hits
 
     def reply(self, hits: list[SafetyHit], lang: str) -> str:
@@ -291,12 +311,13 @@ class Recent:
         return [t for _, t in self.traces]
 
     def fresh(self, hits: list[SafetyHit]) -> list[SafetyHit]:
-        """The hits to raise: a rule completed over messages only once an episode, except the
-        suicide rules (each new word of a plan is answered again)."""
+        """The hits to raise: a medical rule completed over messages only once an episode;
+        danger and suicide are answered each time a message adds to them (a new word of a
+        plan, a threat told again)."""
         return [
             h
             for h in hits
-            if not (h.building and h.code in self.raised and h.category != "suicide")
+            if not (h.building and h.code in self.raised and h.category not in AGAIN_CATEGORIES)
         ]
 
     def note(self, trace: Trace, hits: list[SafetyHit], carry: set[str], now: datetime) -> None:
