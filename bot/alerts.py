@@ -124,13 +124,21 @@ class SafetyDesk:
         helped = any(terms & HELP_TERMS for terms, _ in trace.clauses)
         holding = set() if helped else {c for c in recent.raised if recent.holds(c)}
         hits = self.checker.check_trace(
-            trace, earlier=recent.earlier(), standing=recent.standing, holding=holding
+            trace,
+            earlier=recent.earlier(),
+            standing=[*recent.standing, *recent.case],
+            holding=holding,
         )
         hits = self._no_lower_level(recent.fresh(hits), recent)
         recent.note(trace, hits, self.checker.carry, at)
         if not hits and helped:
             recent.settle(at)  # "응급실 도착했어요", "not an emergency": the alerts stand down
         return hits
+
+    def hold_case(self, recent: Recent, sub_type: str | None) -> None:
+        """Keep the terms the chat's legal intake stands for: in a stalking intake, "지금 1층
+        현관에 와 있대요" is the stalker at the door though this message names no one."""
+        recent.set_case(self.checker.rules.case_terms.get(sub_type or "", []))
 
     def _no_lower_level(self, hits: list[SafetyHit], recent: Recent) -> list[SafetyHit]:
         """A be-seen-today or within-days alert is not raised beside or after (within the
@@ -148,7 +156,9 @@ class SafetyDesk:
         """What to do now (or when to be seen), in the person's language; a rule completed by
         earlier messages says so first."""
         text = self.checker.reply(hits, lang)
-        if all(hit.building for hit in hits):
+        # a sign completed by earlier messages says so ("앞서 말씀하신 증상과 함께 보면…"):
+        # a health sign's wording, not a danger's
+        if all(hit.building and hit.category.startswith("medical") for hit in hits):
             text = self.knowledge.message("med_red_flag_building", lang) + "\n" + text
         return text
 

@@ -319,6 +319,8 @@ class Engine:
                 await self.medical.turn(h)
             else:
                 await self.legal.turn(h)
+        if h.sub_type is not None:  # what the intake stands for counts with the next messages
+            desk.hold_case(recent, h.sub_type)
         if reply.alerts:
             await self._raise_alerts(inbound, reply)
 

@@ -110,6 +110,7 @@ class LegalTurns:
         if session is None:
             if latest is not None and latest.status == "completed":
                 values = (await self.standing(latest.id)).values
+                h.sub_type = values.get("sub_type")
                 await self._answer_finished(latest.id, values, inbound, reply)
                 return
             session = await repo.create_session(
@@ -150,6 +151,7 @@ class LegalTurns:
             turn = self._history_row(standing.values.get("asking"), inbound, reply)
             await self._write_records(session.id, standing.values, node, turn)
             return
+        h.sub_type = standing.values.get("sub_type")
         if reply.alerts and node in ("FACT_COLLECTION", "RE_QUESTION"):
             # A message of danger is not an answer: the question waits, asked gently again.
             reply.add(kn.message("safety_resume", lang))
@@ -175,6 +177,7 @@ class LegalTurns:
         failpoints.reach("after_graph")
         interrupts = result.get("__interrupt__") or []
         values = {k: v for k, v in result.items() if k != "__interrupt__"}
+        h.sub_type = values.get("sub_type")
         self._keep_standing(session.id, Standing.after_run(values, interrupts))
         if interrupts:
             waiting = interrupts[0].value
@@ -267,10 +270,12 @@ class LegalTurns:
         reply.state, reply.progress = "COMPLETED", 100
         if not self.replays(values, inbound):
             confirming = inbound.kind == "choice" and inbound.data.startswith("a:changes:")
-            if (inbound.kind == "text" and not reply.alerts) or confirming:
+            # a message that raised an alert is read too: what it tells and asks is kept
+            if inbound.kind == "text" or confirming:
                 if await self._amend(session_id, values, inbound, reply):
                     return
-                reply.add(kn.message("amend_nothing", reply.lang))
+                if not reply.alerts:  # after a safety reply, nothing more to say
+                    reply.add(kn.message("amend_nothing", reply.lang))
                 return
             reply.add(kn.message("session_completed", reply.lang))
             return

@@ -406,7 +406,7 @@ class Lexicon(Strict):
 # --- Safety pre-check ----------------------------------------------------------------------
 
 SafetyCategory = Literal["danger", "suicide", "medical", "medical_today", "medical_days"]
-Hotline = Literal["112", "119", "1366", "109", "1388", "1339"]
+Hotline = Literal["112", "119", "1366", "109", "1388", "1339", "117"]
 
 
 class Patterns(Strict):
@@ -497,6 +497,8 @@ class SafetyRules(Strict):
     staff_notice: Text
     carry: list[str] = []  # signs that count with the next messages for a day
     profile_terms: dict[str, ProfileTerm] = {}  # terms a health profile stands for
+    # Terms a legal intake's sub-type stands for (a stalking intake: someone who stalks)
+    case_terms: dict[str, list[str]] = {}
     first_aid: dict[str, FirstAidGroup] = {}  # steps while help comes, by group
     rules: list[SafetyRule] = Field(min_length=1)
 
@@ -508,6 +510,10 @@ class SafetyRules(Strict):
         for name in self.profile_terms:
             if name not in self.carry:
                 raise ValueError(f"profile_terms.{name}: a profile term must be in carry")
+        for sub_type, names in self.case_terms.items():
+            for name in names:
+                if name not in self.carry:
+                    raise ValueError(f"case_terms.{sub_type}: {name!r} must be in carry")
         seen: set[str] = set()
         for rule in self.rules:
             where = f"rules.{rule.code}"

@@ -61,13 +61,22 @@ async def test_red_flags_fire_when_due_and_never_on_a_near_miss(engine: Engine, 
 LEGAL_CARDS = sorted(SETS.glob("legal_*/*.yaml"))
 
 
-def _legal_inbound(chat: int, text: str, at) -> Inbound | None:
+def _legal_inbound(chat: int, text: str, at, *, presses: bool) -> Inbound | None:
     if text.startswith("/"):
         name, *args = text[1:].split()
         return Inbound(chat_id=chat, kind="command", command=name, args=args, user_id=1, at=at)
     if text.startswith("choice"):
-        return None  # a button of the reply as it was then; the reply may differ now
+        if not presses:
+            return None  # a button of the reply as it was then; the reply may differ now
+        # pressed again: a button no longer offered is refused, as a stale press would be
+        data = text.removeprefix("choice").strip()
+        return Inbound(chat_id=chat, kind="choice", data=data, user_id=1, at=at)
     return Inbound(chat_id=chat, kind="text", text=text, user_id=1, at=at)
+
+
+# Sets recorded with their presses and held to the stricter mark: a danger is answered on the
+# very message that tells it (again when it is told again), not only somewhere before.
+ON_ITS_MESSAGE = {"legal_set3"}
 
 
 @REPLAY
@@ -77,18 +86,22 @@ def _legal_inbound(chat: int, text: str, at) -> Inbound | None:
 async def test_legal_cards_danger_names_and_questions(engine: Engine, path: Path) -> None:
     card = load(path)
     chat = 95000 + LEGAL_CARDS.index(path)
+    strict = path.parent.name in ON_ITS_MESSAGE
     await engine.use_domain(chat, "legal")
     raised: set[str] = set()
     for step, turn in enumerate(card["turns"]):
         text = str(turn["say"])
-        inbound = _legal_inbound(chat, text, NOW + timedelta(minutes=3 * step))
+        at = NOW + timedelta(minutes=3 * step)
+        inbound = _legal_inbound(chat, text, at, presses=strict)
         if inbound is None or text.startswith(("/forget", "/cancel", "/new")):
             continue
         reply = await engine.handle(inbound)
         codes = {hit.code for hit in reply.alerts}
         where = f"{card['id']} n{turn['n']}: {text[:60]}"
         if turn.get("danger_due"):
-            assert codes or raised, f"danger told, no alert: {where}"
+            assert codes or (raised and not strict), f"danger told, no alert: {where}"
+        if turn.get("near_miss"):
+            assert not codes, f"near-miss raised {sorted(codes)}: {where}"
         if not card["danger_card"]:
             assert not codes, f"alert {sorted(codes)} in a card with no danger: {where}"
         raised |= codes
@@ -103,4 +116,9 @@ async def test_legal_cards_danger_names_and_questions(engine: Engine, path: Path
     asked = (card.get("score_when_played") or {}).get("questions_back") or 0
     if asked:
         listed = [q for r in mine for q in r["questions"] or []]
+        if "questions_in_alert_messages" in (card.get("known_gaps") or []):
+            # asked only in messages that raised an alert mid-intake, which are not read yet
+            # (issue 29): expected to fail until they are, and to say so once they are
+            assert not listed, f"{card['id']}: the known gap is closed: remove its mark"
+            return
         assert listed, f"{card['id']}: {asked} questions asked back, none listed"

@@ -24,7 +24,7 @@ from graphs.common.text import is_meaningless
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import bare_amount_corrections, change, sort_facts
-from graphs.legal.nodes import converse, merge_facts, split_party
+from graphs.legal.nodes import asked_along, converse, merge_facts, split_party
 from graphs.legal.state import Message
 from graphs.legal.summary import build_summary
 
@@ -68,10 +68,14 @@ async def amend(
         # a bare "3.14" or "어제요" after the summary dates nothing.
         if key in ex.cued or kinds.get(key) in _WORDED_KINDS:
             proposed.append(change(key, facts.get(key), value))
+    # A question asked beside what the message tells ("... 경찰에 사기로 신고하면 안돼요?") is
+    # listed for the lawyer whatever else the message does.
+    _, asked = asked_along(kn, sub_type, ex, lang, values.get("questions", []), whole=True)
+    listed = {"questions": asked} if asked != values.get("questions", []) else {}
     if proposed:
         # Shown to confirm; the message itself is kept for the lawyer whatever the answer.
         proposed = [p | {"quote": text[:160]} for p in proposed]
-        updates = {"proposed": proposed, "addenda": _added(values, text, at)}
+        updates = {"proposed": proposed, "addenda": _added(values, text, at), **listed}
         return updates, [prompts.confirm_changes(kn, sub_type, proposed, lang)]
     talk = converse(kn, sub_type, text, lang, values)  # type: ignore[arg-type]
     if talk is not None:
@@ -81,7 +85,7 @@ async def amend(
             return {"questions": questions, "addenda": _added(values, text, at)}, messages
         return None  # thanks, small talk: nothing to keep
     # Nothing to change: kept for the lawyer as the person said it.
-    updates: dict[str, Any] = {"addenda": _added(values, text, at)}
+    updates: dict[str, Any] = {"addenda": _added(values, text, at), **listed}
     messages: list[Message] = []
     if read.aside:
         updates["asides"] = [

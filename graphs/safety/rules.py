@@ -269,6 +269,7 @@ class Recent:
 
     traces: list[tuple[str, Trace]] = field(default_factory=list)  # (ISO time, trace)
     standing: list[str] = field(default_factory=list)
+    case: list[str] = field(default_factory=list)  # the terms the legal intake stands for
     raised: dict[str, str] = field(default_factory=dict)  # rule code -> ISO time
     crisis: str | None = None  # ISO time of the suicide alert the person has not moved on from
     settled: str | None = None  # ISO time the person said help had come (or it was no emergency)
@@ -283,6 +284,7 @@ class Recent:
         recent = cls(
             traces=[(at, Trace.from_json(t)) for at, t in raw.get("traces", [])],
             standing=list(raw.get("standing", [])),
+            case=list(raw.get("case", [])),
             raised=dict(raw.get("raised", {})),
             crisis=raw.get("crisis"),
             settled=raw.get("settled"),
@@ -300,6 +302,7 @@ class Recent:
             {
                 "traces": [[at, t.as_json()] for at, t in self.traces],
                 "standing": self.standing,
+                "case": self.case,
                 "raised": self.raised,
                 "crisis": self.crisis,
                 "settled": self.settled,
@@ -351,6 +354,13 @@ class Recent:
         terms = sorted(set(terms))
         if terms != self.standing:
             self.standing = terms
+            self.changed = True
+
+    def set_case(self, terms: Iterable[str]) -> None:
+        """The terms the chat's legal intake stands for (its sub-type's `case_terms`)."""
+        terms = sorted(set(terms))
+        if terms != self.case:
+            self.case = terms
             self.changed = True
 
     def end_crisis(self) -> None:
