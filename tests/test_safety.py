@@ -260,6 +260,9 @@ FIRES: dict[str, list[str]] = {
         "돈 안 보내면 몸캠 영상을 가족한테 보낸대요",
         "He said he will post my nude photos online if I don't pay",
         "my ex is threatening to send intimate videos to my boss",
+        # a demand with its consequence, in a learner's English (a tester's card, legal_set3)
+        "she say send money 3 million won until tomorrow or she send video to my family",
+        "500만원 안보내면 병원이랑 엄마한테 영상 보낸대요",
     ],
     # asking whether to call 112 (held-out: "112 불러도되냐구요ㅠ"); a report only with a threat
     "POLICE_ASKED": [
@@ -268,6 +271,14 @@ FIRES: dict[str, list[str]] = {
         "112에 전화해도 돼요?",
         "can I call 112?",
         "should I call the police now?",
+        "112에 하면 되요? 117은 뭐에요",
+    ],
+    # a student hit at school now (a parent told by the child's text)
+    "SCHOOL_VIOLENCE_NOW": [
+        "엄마 지금 학교뒤에서 애들이 때려",
+        "아들이 지금 교실에서 반 애들한테 맞고 있대요",
+        "my son is being beaten by classmates at school right now",
+        "the bullies are hitting her behind the school now and she's scared",
     ],
     "PREGNANCY_DANGER": [
         "임신 32주인데 머리가 너무 아프고 눈앞이 번쩍거려요",
@@ -663,9 +674,15 @@ NEAR_MISSES: dict[str, list[str]] = {
         "만약 사진 유포하겠다고 하면 어떻게 돼요?",
         "I will send you the photos of the damage",
     ],
+    "SCHOOL_VIOLENCE_NOW": [
+        "작년에 학교에서 맞은 적 있어요",
+        "지금 당장 맞고있는건 아니구요 오늘 토요일이라",
+        "학폭위에서 우리 애가 때렸다고 하는데 억울해요",
+        "he was bullied at school years ago",
+    ],
     "POLICE_ASKED": [
         "사기 당했는데 경찰에 신고해야 하나요?",  # a legal question, no threat told
-        "교통사고 났는데 112에 신고해야 하나요?",
+        "경찰서에 고소장 내야 하나요?",
         "should I report the scam to the police?",
         "만약 또 오면 112 불러도 되나요?",
     ],

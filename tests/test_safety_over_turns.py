@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 
+from bot import export
 from bot.engine import Engine, Inbound
 from db.engine import records_path
 from tests.support import NOW
@@ -321,3 +322,46 @@ async def test_asking_about_the_police_in_a_fraud_intake_is_a_question_not_an_al
     await engine.handle(said("중고거래로 300만원 사기를 당했어요"))
     asked = await engine.handle(said("경찰에 신고해야 하나요?", hours=0.1))
     assert codes(asked) == []
+
+
+async def test_a_stalking_intake_stands_for_the_stalker_at_the_entrance(engine: Engine) -> None:
+    """legal_set3 tG1: "방금 경비아저씨가 인터폰했는데 지금 밑에 1층 현관에 와있대요" names no one,
+    but in a stalking intake it is the stalker at the door."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("전남친이 헤어진 뒤로 집이랑 회사로 계속 찾아와서 상담받고 싶어요"))
+    await engine.handle(pressed("st:STALKING", hours=0.02))
+    there = await engine.handle(
+        said("방금 경비아저씨가 인터폰했는데 지금 밑에 1층 현관에 와있대요 어떡해요", hours=0.05)
+    )
+    assert codes(there) == ["AT_THE_DOOR"]
+    assert there.messages[0]["text"].startswith("지금 위험한 상황이라면 바로 112")
+
+
+async def test_the_same_words_in_a_loan_intake_raise_nothing(engine: Engine) -> None:
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("친구한테 300만원 빌려줬는데 안 갚아요"))
+    there = await engine.handle(said("지금 밑에 1층 현관에 택배 와있대요", hours=0.05))
+    assert codes(there) == []
+
+
+async def test_after_the_summary_a_message_that_raised_an_alert_is_kept_with_its_question(
+    engine: Engine, knowledge
+) -> None:
+    """legal_set3 tH2: the last message, after the summary, raised an alert and was lost."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"))
+    await engine.handle(said("올해 6월", hours=0.05))
+    done = await engine.handle(pressed("a:evidence:no", hours=0.1))
+    assert done.state == "COMPLETED"
+    late = await engine.handle(
+        said("그 친구가 돈 달라고 하면 사진 뿌린다고 협박해요 112에 전화해도 돼요?", hours=0.2)
+    )
+    assert "POLICE_ASKED" in codes(late)
+    assert late.messages[0]["text"].startswith("지금 위험한 상황이라면 바로 112")
+    assert knowledge.message("amend_nothing", "ko") not in texts(late)
+    rows = await export.collect(
+        engine=engine.records, include_open=True, intake_state=engine.intake_state
+    )
+    [row] = [r for r in rows if r["chat_id"] == CHAT]
+    assert any("사진 뿌린다고" in a["text"] for a in row["addenda"] or [])
+    assert any("112에 전화해도 돼요" in q["text"] for q in row["questions"] or [])
