@@ -152,17 +152,15 @@ class LegalTurns:
             await self._write_records(session.id, standing.values, node, turn)
             return
         h.sub_type = standing.values.get("sub_type")
-        if reply.alerts and node in ("FACT_COLLECTION", "RE_QUESTION"):
-            # A message of danger is not an answer: the question waits, asked gently again.
-            reply.add(kn.message("safety_resume", lang))
-            self.prompt(standing.values, node, asked, reply)
-            turn = self._history_row(asked, inbound, reply)
-            await self._write_records(session.id, standing.values, node, turn)
-            return
         user_input = self._precheck(inbound, reply, node, asked)
         if user_input is None:
             self.prompt(standing.values, node or "INIT", asked, reply)
             return
+        if reply.alerts and node in ("FACT_COLLECTION", "RE_QUESTION"):
+            # A message of danger is no answer: the question waits, asked gently again; what
+            # it tells and asks is still kept (read as `danger`: nothing asked back of it).
+            reply.add(kn.message("safety_resume", lang))
+            user_input["danger"] = True
         context = sv.context(inbound, lang)
         payload: Any
         if standing.pending:

@@ -59,6 +59,8 @@ FIRES: dict[str, list[str]] = {
     ],
     "VIOLENCE_NOW": [
         "my son is being beaten up at school every day",
+        # a learner's English, reported (legal_set4 tK1)
+        "he come home now very drunk, he break the glass and shout he kill me",
         "아빠가 동생을 때리고 있어요",
         "남편이 술만 마시면 때려요",
         "방금 남편한테 맞았어요 너무 무서워요",
@@ -81,6 +83,8 @@ FIRES: dict[str, list[str]] = {
         "I was raped last night",
     ],
     "AT_THE_DOOR": [
+        "please help he kicking the door now. what i do??",  # legal_set4 tK1
+        "지금 그 아저씨가 올라와서 저희집 문 쾅쾅 치고있어요ㅠㅠ",  # legal_set4 tJ1
         "전남친이 집 앞에 와서 문 두드려요 무서워요",
         "그 사람이 지금 우리 집 앞에 와서 문을 두드려요 무서워요",
         "누가 도어락 비밀번호를 계속 누르고 있어요",
@@ -272,6 +276,7 @@ FIRES: dict[str, list[str]] = {
         "can I call 112?",
         "should I call the police now?",
         "112에 하면 되요? 117은 뭐에요",
+        "what number i call police? they speak english?",
     ],
     # a student hit at school now (a parent told by the child's text)
     "SCHOOL_VIOLENCE_NOW": [
@@ -685,6 +690,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "경찰서에 고소장 내야 하나요?",
         "should I report the scam to the police?",
         "만약 또 오면 112 불러도 되나요?",
+        # a supposition cut at its comma (legal_set4 tK3)
+        "If he gets physical like last time, do I call 112 or is that overkill?",
     ],
     "PREGNANCY_DANGER": [
         "임신 20주인데 두통이 좀 있어요",

@@ -365,3 +365,25 @@ async def test_after_the_summary_a_message_that_raised_an_alert_is_kept_with_its
     [row] = [r for r in rows if r["chat_id"] == CHAT]
     assert any("사진 뿌린다고" in a["text"] for a in row["addenda"] or [])
     assert any("112에 전화해도 돼요" in q["text"] for q in row["questions"] or [])
+
+
+async def test_a_danger_message_mid_intake_is_kept_and_answers_nothing(engine: Engine) -> None:
+    """legal_set3 tH1 and tG2: what a message that raised an alert told and asked was lost
+    (the place, the amount taken, "112에 하면 되요?"). It is kept in the account, its question
+    listed, its other facts recorded; it answers nothing, and the question comes again."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("친구한테 300만원 빌려줬는데 안 갚아요 이름은 김철수예요"))
+    before = await engine.handle(said("작년 3월이요", hours=0.02))
+    asked = before.field
+    danger = await engine.handle(
+        said("지금 김철수가 집앞에 와서 문을 두드려요 무서워요 112 불러도 돼요?", hours=0.05)
+    )
+    assert "AT_THE_DOOR" in codes(danger)
+    assert danger.field == asked  # no answer: the same question again, after the safety reply
+    assert danger.messages[0]["text"].startswith("지금 위험한 상황이라면 바로 112")
+    rows = await export.collect(
+        engine=engine.records, include_open=True, intake_state=engine.intake_state
+    )
+    [row] = [r for r in rows if r["chat_id"] == CHAT]
+    assert "문을 두드려요" in row["facts"]["action_description"]
+    assert any("112 불러도 돼요" in q["text"] for q in row["questions"] or [])

@@ -396,6 +396,10 @@ async def validate_answer(state: LegalState, ctx: Context) -> dict[str, Any]:
     if answer.get("kind") == "file":
         files = _record_file(state, answer["file"], state["asking"], work.facts, work.outbox, ctx)
         return work.settled(**files)
+    if answer.get("danger"):  # after a safety reply: kept, and nothing waiting is settled by it
+        await _read_text(state, answer.get("text", ""), work, ctx)
+        _only_kept(state, answer.get("text", ""), work)
+        return _apply(state, answer, work, ctx)
     settled = _confirmed(state, answer, work, ctx)
     if settled is not None:
         return settled
@@ -584,6 +588,22 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
             work.restated_note = _already_recorded(kn, sub_type, read.same, lang)
     if key in ex.facts or work.value is not None:
         work.approx |= _approx(ex, {key: work.value})
+
+
+def _only_kept(state: LegalState, text: str, work: _Answer) -> None:
+    """A message that raised a safety alert, read: its facts for other fields, details, wishes
+    and questions are kept, and the message joins the account; it answers nothing, proposes
+    nothing and adds no reply of its own (the safety reply came first, the question comes
+    again)."""
+    outbox, update = list(state.get("outbox", [])), work.update
+    update.pop("proposed", None)
+    update.pop("pending", None)
+    work.outbox = outbox
+    work.value, work.reason, work.said_unknown, work.aside = None, None, False, True
+    work.restated_note = None
+    story = told_story.told(state.get("story", []), text, at=work.at, carries=True)
+    update["story"] = story
+    work.facts["action_description"] = told_story.account(state.get("description", ""), story)
 
 
 def _apply(

@@ -18,6 +18,7 @@ class UserInput(TypedDict, total=False):
     id: str  # unique id of the inbound message (Telegram update id), to recognise a replay
     kind: str  # text | choice | file
     text: str
+    danger: bool  # it raised a safety alert: read for what it tells, never as the answer
     data: str  # button data for a choice
     file: dict[str, Any]  # kind, file_id, file_unique_id, file_name, mime_type, caption
 

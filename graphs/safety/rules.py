@@ -33,6 +33,8 @@ _LINES = re.compile(r" ?\n[\s]*")
 _NOT_WORD = re.compile(r"[\W_]+")
 _ERASED = "|"  # what an idiom leaves behind: no pattern matches across it
 _NUMBER = "(?<!\\d){}(?!\\d)"
+# An English clause that supposes: the clause after it (cut at the comma) is what would follow.
+_IF_CLAUSE = re.compile(r"^(?:and |but |so )?(?:even if|if|in case|suppose|what if)\b")
 # Words that soften without changing what is said ("발목이 좀 부었어요"): left out of the
 # Korean reading, as whole words only.
 _FILLERS = frozenset({"좀", "약간", "살짝", "조금", "쫌", "조끔"})
@@ -148,13 +150,17 @@ class SafetyCheck:
 
     def _trace(self, text: str) -> Trace:
         named = []
+        supposed = False  # the clause before opened with "if": this one is its consequence
         for clause in self._clauses(text):
             found = frozenset(n for n, t in self._terms.items() if t.search(clause))
             if found:  # a clause naming no term adds nothing, whatever guards it holds
                 guards = frozenset(
                     n for n, g in self._guards.items() if g.search(clause, whole=True)
                 )
+                if supposed:  # "If he gets physical again, do I call 112?"
+                    guards |= {"hypothetical"}
                 named.append((found, guards))
+            supposed = bool(_IF_CLAUSE.match(clause.spaced))
         return Trace(tuple(named))
 
     def check(
