@@ -13,6 +13,7 @@ from graphs.legal.classify import CaseClassifier
 from knowledge.loader import KNOWLEDGE_DIR, load_file
 from knowledge.models import K1Criteria
 from tests.support import confusions
+from tests.test_knowledge import SUB_TYPES
 
 CASES_FILE = Path(__file__).parent / "data" / "classification_cases.yaml"
 CASES: list[dict[str, str]] = yaml.safe_load(CASES_FILE.read_text(encoding="utf-8"))["cases"]
@@ -49,31 +50,8 @@ def test_cases_cover_every_sub_type(criteria: K1Criteria) -> None:
 
 
 def test_k1_has_the_agreed_taxonomy(criteria: K1Criteria) -> None:
-    codes = {ct.code: [sub.code for sub in ct.sub_types] for ct in criteria.case_types}
-    assert codes == {
-        "CIVIL": [
-            "LOAN",
-            "LEASE_DEPOSIT",
-            "DAMAGES",
-            "WAGE_ARREARS",
-            "GOODS_PAYMENT",
-            "INDUSTRIAL_ACCIDENT",
-            "NEIGHBOR_DISPUTE",
-        ],
-        "CRIMINAL": [
-            "FRAUD",
-            "DEBT_COLLECTION",
-            "ASSAULT",
-            "DEFAMATION",
-            "THEFT",
-            "STALKING",
-            "IMAGE_ABUSE",
-            "SCHOOL_VIOLENCE",
-        ],
-        "FAMILY": ["DIVORCE", "CUSTODY", "INHERITANCE"],
-        "ADMINISTRATIVE": ["DRIVER_LICENSE", "BUSINESS_SUSPENSION", "TAX", "FINE"],
-        "OTHER": ["OTHER"],
-    }
+    codes = {ct.code: {sub.code for sub in ct.sub_types} for ct in criteria.case_types}
+    assert codes == SUB_TYPES  # the same taxonomy K2-K4 are checked against
     assert criteria.free_form == "OTHER"
     for _, sub in criteria.all_sub_types():
         assert 3 <= len(sub.examples) <= 5, sub.code
