@@ -520,21 +520,16 @@ class SafetyRules(Strict):
             if rule.code in seen:
                 raise ValueError(f"{where}: code appears twice")
             seen.add(rule.code)
-            for line in rule.when:
-                for name in line:
-                    if name not in self.terms:
-                        raise ValueError(f"{where}.when: unknown term {name!r}")
-                if not line:
-                    raise ValueError(f"{where}.when: an empty line")
+            for part, lines in (("when", rule.when), ("again", rule.again)):
+                for line in lines:
+                    for name in line:
+                        if name not in self.terms:
+                            raise ValueError(f"{where}.{part}: unknown term {name!r}")
+                    if not line:
+                        raise ValueError(f"{where}.{part}: an empty line")
             for name in rule.not_with:
                 if name not in self.terms:
                     raise ValueError(f"{where}.not_with: unknown term {name!r}")
-            for line in rule.again:
-                for name in line:
-                    if name not in self.terms:
-                        raise ValueError(f"{where}.again: unknown term {name!r}")
-                if not line:
-                    raise ValueError(f"{where}.again: an empty line")
             for name in rule.unless:
                 if name not in self.guards:
                     raise ValueError(f"{where}.unless: unknown guard {name!r}")

@@ -1074,6 +1074,14 @@ def _rule(data: dict, code: str) -> dict:
             lambda d: _rule(d, "STALKING")["unless"].append("gossip"),
             "rules.STALKING.unless: unknown guard 'gossip'",
         ),
+        (
+            lambda d: _rule(d, "AT_THE_DOOR")["again"].append(["no_such_term"]),
+            "rules.AT_THE_DOOR.again: unknown term 'no_such_term'",
+        ),
+        (
+            lambda d: d["case_terms"].update(STALKING=["door_place"]),
+            "case_terms.STALKING: 'door_place' must be in carry",
+        ),
         (lambda d: d["rules"][0].update(category="legal"), "rules.0.category"),
         (lambda d: d["rules"][0].update(hotlines=["911"]), "rules.0.hotlines.0"),
         (
