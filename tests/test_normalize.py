@@ -172,6 +172,8 @@ def test_find_amounts(text: str, expected: list[int]) -> None:
         ("a month ago", "2026-10"),
         ("June 1, 2024", "2024-06-01"),
         ("1 June 2024", "2024-06-01"),
+        ("i start 2024 march 4", "2024-03-04"),  # year first, as a Korean writer puts it
+        ("since 2023 May", "2023-05"),
         ("the 1st of June", "2026-06-01"),
         ("in June", "2026-06"),
         ("in June 2024", "2024-06"),

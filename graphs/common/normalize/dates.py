@@ -437,6 +437,14 @@ _DATE_RULES: list[_DateRule] = [
         _english_mdy,
     ),
     (re.compile(rf"(?i)\b{_MONTH_RE},?\s+(?P<y>\d{{4}})\b"), _english_my),
+    # Year first, as Korean writers put it in English: "2024 march 4", "2024 March".
+    (
+        re.compile(
+            rf"(?i)(?<![\d.])(?P<y>\d{{4}})\s+{_MONTH_RE}\s+(?P<d>\d{{1,2}}){_ORDINAL}(?![\d:])"
+        ),
+        _english_mdy,
+    ),
+    (re.compile(rf"(?i)(?<![\d.])(?P<y>\d{{4}})\s+{_MONTH_RE}(?!\s+\d)"), _english_my),
     (
         re.compile(
             r"(?i)\b(?:in|since|during|around|from|until|till|early|mid|late|"
