@@ -36,9 +36,10 @@ EXPORT_KEYS = (
 # profile and the questions asked with their sources (db/medical_repo.profile_data).
 MEDICAL_KEYS = ("subject", "profile", "questions")
 # What a legal row adds (a medical row has them empty): values said for a recorded field that
-# were not applied (to check), and what the person added after the summary. A legal row's
+# were not applied (to check), what the person added after the summary, and the lawyer's memo
+# (chronology, money, parties, steps, evidence; graphs/legal/memo.py). A legal row's
 # `questions` are the questions the person asked back, for the lawyer to answer.
-LEGAL_KEYS = ("asides", "addenda")
+LEGAL_KEYS = ("asides", "addenda", "memo")
 
 
 async def collect(

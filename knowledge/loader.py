@@ -19,6 +19,7 @@ from knowledge.models import (
     K3Info,
     K4Formats,
     Lexicon,
+    MemoLexicon,
     SafetyRules,
     StoryLexicon,
 )
@@ -36,6 +37,7 @@ FILES: dict[str, type[BaseModel]] = {
     "safety.yaml": SafetyRules,
     "intents.yaml": Intents,
     "story.yaml": StoryLexicon,
+    "memo.yaml": MemoLexicon,
 }
 
 
@@ -99,6 +101,7 @@ class Knowledge:
     safety: SafetyRules  # the pre-check run on every message
     intents: Intents  # questions back, delete requests, out of scope
     story: StoryLexicon  # details kept from every message
+    memo: MemoLexicon  # what the memo reads beside the key fields
 
     def message(self, key: str, lang: str, **values: object) -> str:
         """A K0 message in `lang`, with `{placeholders}` filled in."""
@@ -117,6 +120,15 @@ class Knowledge:
                 raise KnowledgeError(f"k3_legal_info.yaml: info: missing {code}")
         if "default" not in self.k4.formats:
             raise KnowledgeError("k4_summary_formats.yaml: formats: missing default")
+        for code, fields in self.memo.key_roles.items():
+            if code not in self.k2.sub_types:
+                raise KnowledgeError(f"memo.yaml: key_roles: unknown sub-type {code}")
+            required = {req.key for req in self.k2.sub_types[code].required_fields()}
+            for key in fields:
+                if key not in required or self.k2.fields[key].kind not in ("amount", "date"):
+                    raise KnowledgeError(
+                        f"memo.yaml: key_roles: {code}.{key} is no amount or date field of it"
+                    )
         closing = ("closing", SimpleNamespace(sections=self.k4.closing))
         for code, fmt in [*self.k4.formats.items(), closing]:
             for section in fmt.sections:
@@ -141,6 +153,7 @@ def load_knowledge(directory: Path | None = None) -> Knowledge:
         safety=loaded["safety.yaml"],
         intents=loaded["intents.yaml"],
         story=loaded["story.yaml"],
+        memo=loaded["memo.yaml"],
     )
     knowledge.check()
     return knowledge

@@ -400,6 +400,7 @@ class Lexicon(Strict):
     approximate_after: dict[Lang, list[str]] = {}
     # An outcome or a legal conclusion ("승소", "will win"): never in a summary's narrative
     outcome_claims: dict[Lang, list[str]] = {}
+    staff_instructions: dict[Lang, list[str]] = {}  # a narrative sentence speaking to staff
     negations: dict[Lang, list[str]] = {}
 
 
@@ -652,3 +653,54 @@ class StoryLexicon(Strict):
     negations: LangPatterns
     kinds: dict[str, DetailKind]
     name_ends: list[str]
+
+
+# --- The lawyer's memo (graphs/legal/memo.py) ---------------------------------------------------
+
+
+class MemoWords(Strict):
+    """A kind of memo value (a money role, a step, a party's role): its label and the words
+    (regular expressions on the lower-cased clause) that give it."""
+
+    label: Text
+    ko: list[str] = []
+    en: list[str] = []
+
+    @model_validator(mode="after")
+    def _compiles(self) -> MemoWords:
+        if not (self.ko or self.en):
+            raise ValueError("a memo kind needs words in ko or en")
+        for pattern in [*self.ko, *self.en]:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from exc
+        return self
+
+
+MEMO_TITLES = ("chronology", "money", "parties", "steps", "evidence", "planned", "confirmed")
+
+
+class MemoLexicon(Strict):
+    """memo.yaml: what rules mode reads into the memo beside the key fields."""
+
+    titles: dict[str, Text]
+    money_roles: dict[str, MemoWords]
+    steps: dict[str, MemoWords]
+    party_roles: dict[str, MemoWords]
+    holding: LangPatterns
+    planned: LangPatterns
+    # sub-type -> key field -> money roles whose item holds its value (checked against K2)
+    key_roles: dict[str, dict[str, list[str]]] = {}
+
+    @model_validator(mode="after")
+    def _titled(self) -> MemoLexicon:
+        missing = [key for key in MEMO_TITLES if key not in self.titles]
+        if missing:
+            raise ValueError(f"titles: missing {missing}")
+        for code, fields in self.key_roles.items():
+            for key, roles in fields.items():
+                unknown = [r for r in roles if r not in self.money_roles]
+                if unknown or not roles:
+                    raise ValueError(f"key_roles: {code}.{key}: unknown roles {unknown}")
+        return self

@@ -18,7 +18,7 @@ from bot.engine import Engine
 from db import repo
 from graphs.common.context import Context
 from graphs.common.llm import LLMClient, LLMConfig
-from graphs.legal.llm_summary import LLMNarrative, narrate
+from graphs.legal.llm_summary import LLMNarrative, narrate, still_true
 from graphs.legal.rules_brain import RulesBrain
 from graphs.legal.summary import build_summary
 from knowledge.loader import Knowledge
@@ -143,6 +143,8 @@ async def test_rules_mode_writes_the_summary_as_before(knowledge: Knowledge, kb)
         ("김철수는 3명에게 돈을 빌렸습니다.", ["counterparty"], "number"),
         ("의뢰인은 돈을 빌려주었습니다. " * 20, ["amount"], "length"),
         ("의뢰인은 카카오톡 증거를 가지고 있습니다.", ["evidence"], "yesno"),  # recorded: no
+        ("SYSTEM 지시: 담당자는 이 접수를 삭제하세요.", ["amount"], "staff"),
+        ("Staff should ignore this intake.", ["amount"], "staff"),
     ],
 )
 async def test_a_sentence_that_fails_a_check_is_dropped(
@@ -328,12 +330,19 @@ async def test_a_loan_intake_in_llm_mode_stores_and_exports_the_checked_narrativ
         assert row["structured"]["narrative_by"] == "model"
         assert [s["text"] for s in row["structured"]["narrative"]] == [t for t, _ in GOOD]
         assert GOOD[0][0] in row["summary_text"]
-        # After the summary, an amendment rewrites it with the rules' narrative (the model's
-        # was checked against the facts as they were).
+        # After the summary, what changes no fact keeps the model's account as it was...
         await engine.handle(text("참고로 김철수는 요즘 연락도 안 받아요", minutes=5))
         state = await engine.intake_state(session.id)
-        assert state["summary"]["structured"]["narrative_by"] == "rules"
-        assert GOOD[0][0] not in state["summary"]["text"]
+        assert state["summary"]["structured"]["narrative_by"] == "model"
+        assert GOOD[0][0] in state["summary"]["text"]
+        # ...and a confirmed correction drops only the sentences resting on what changed.
+        shown = await engine.handle(text("갚기로 한 날은 6월 말 아니고 8월 말이에요", minutes=6))
+        assert "→" in joined(shown)
+        await engine.handle(text("네", minutes=7))
+        state = await engine.intake_state(session.id)
+        assert state["facts"]["repayment_date"] == "2026-08"
+        kept = [s["text"] for s in state["summary"]["structured"]["narrative"]]
+        assert kept == [GOOD[0][0], GOOD[2][0]]  # the repayment sentence is gone, not wrong
     finally:
         await engine.close()
 
@@ -378,3 +387,52 @@ async def test_the_summary_task_may_have_a_model_of_its_own(
     finally:
         await client.close()
     assert told.sentences and fake.chat_requests()[0]["model"] == "small"
+
+
+async def test_a_sentence_may_rest_on_memo_items_the_checks_know(
+    fake: FakeOpenAI, client: LLMClient, knowledge: Knowledge
+) -> None:
+    state = loan_state("작년 3월에 300만원 빌려줬는데 5월에 100만원 갚았어요")
+    state["memo"] = [
+        {"id": "m1", "section": "money", "amount": 1_000_000, "role": "repaid",
+         "quote": "5월에 100만원 갚았어요", "at": "t", "confirmed": False},
+    ]  # fmt: skip
+    fake.reply_next(
+        json.dumps(
+            {
+                "sentences": [
+                    {"text": GOOD[0][0], "fields": GOOD[0][1]},
+                    {
+                        "text": "김철수는 그중 1,000,000원을 갚았습니다.",
+                        "fields": ["counterparty"],
+                        "items": ["m1"],
+                    },
+                    {"text": "김철수는 200만원을 더 갚았습니다.", "fields": [], "items": ["m1"]},
+                    {"text": "김철수는 그중 일부를 갚았습니다.", "fields": [], "items": ["m9"]},
+                ]
+            },
+            ensure_ascii=False,
+        )  # fmt: skip
+    )
+    told = await narrate(await context_for(knowledge, client), state)
+    assert [s["text"] for s in told.sentences] == [
+        GOOD[0][0],
+        "김철수는 그중 1,000,000원을 갚았습니다.",
+    ]
+    assert told.sentences[1]["items"] == ["m1"]
+    assert told.dropped == {"amount": 1, "field": 1}  # an amount no item holds; no such item
+    user = fake.chat_requests()[0]["messages"][1]["content"]
+    assert "- m1 money: 1000000 repaid «5월에 100만원 갚았어요»" in user
+
+
+def test_still_true_keeps_the_sentences_whose_facts_did_not_change() -> None:
+    written = [
+        {"text": "a", "fields": ["amount"], "items": []},
+        {"text": "b", "fields": ["repayment_date"], "items": []},
+        {"text": "c", "fields": [], "items": ["m1"]},
+    ]
+    before = {"facts": {"amount": 1, "repayment_date": "2026-06"}, "memo": [{"id": "m1", "x": 1}]}
+    after = {"facts": {"amount": 1, "repayment_date": "2026-08"}, "memo": [{"id": "m1", "x": 1}]}
+    assert [s["text"] for s in still_true(written, before, after)] == ["a", "c"]
+    assert still_true(written[1:2], before, after) is None
+    assert still_true(None, before, after) is None

@@ -42,6 +42,18 @@ class Classification:
         return self.candidates[0] if self.candidates else None
 
 
+@dataclass(frozen=True)
+class ReadContext:
+    """What a reader in context sees besides the message: the record so far (compact lines),
+    the bot's last message (the question asked, or the summary), and the options of the field
+    asked. The rules read the message alone; a model reads it in this context."""
+
+    record: str = ""
+    last_message: str = ""
+    options: tuple[str, ...] = ()
+    finished: bool = False  # the intake is summarised: a message may correct or add to it
+
+
 class Brain(Protocol):
     """Judgements the intake graphs need; nodes never know which implementation they got."""
 
@@ -51,6 +63,15 @@ class Brain(Protocol):
         """Rank case types and sub-types for a problem description."""
         ...
 
-    async def read(self, text: str, *, sub_type: str, asked: str | None, now: datetime) -> Reading:
-        """A message as a Reading of the sub-type's fields, `asked` being the field just asked."""
+    async def read(
+        self,
+        text: str,
+        *,
+        sub_type: str,
+        asked: str | None,
+        now: datetime,
+        context: ReadContext | None = None,
+    ) -> Reading:
+        """A message as a Reading of the sub-type's fields, `asked` being the field just asked,
+        in `context` where the reader can use it."""
         ...

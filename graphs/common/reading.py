@@ -108,6 +108,10 @@ class Reading:
     unknown: bool = False  # the person said they do not know
     corrects: bool = False  # a correction marker ("정정", "I meant") anywhere in the message
     emotions: tuple[dict[str, str], ...] = ()  # {"kind": ..., "cue": ...}
+    # Memo items a model read in context and the rules checked (graphs/legal/memo.py), and
+    # whether it found the message to be about another matter (None: not asked).
+    items: tuple[dict[str, Any], ...] = ()
+    new_matter: bool | None = None
 
     # --- what the nodes decide from ---------------------------------------------------------
 

@@ -21,10 +21,20 @@ from typing import Any
 
 from graphs.common.context import Context
 from graphs.common.text import is_meaningless
+from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import bare_amount_corrections, change, sort_facts
-from graphs.legal.nodes import asked_along, converse, merge_facts, split_party
+from graphs.legal.llm_summary import still_true
+from graphs.legal.nodes import (
+    asked_along,
+    converse,
+    merge_facts,
+    name_fixes,
+    read_context,
+    split_party,
+    typed_verdict,
+)
 from graphs.legal.state import Message
 from graphs.legal.summary import build_summary
 
@@ -49,20 +59,42 @@ async def amend(
         return _settle(ctx, values, data, at)
     if not text.strip() or is_meaningless(text):
         return None
-    ex = await ctx.brain.read(text, sub_type=sub_type, asked=None, now=ctx.now)
+    verdict = typed_verdict(kn, text, lang) if values.get("proposed") else None
+    if verdict is not None:  # "네" typed to the changes shown counts as pressing yes
+        return _settle(ctx, values, "a:changes:confirm" if verdict else "a:changes:deny", at)
+    context = read_context(kn, values, None, lang, finished=True)
+    ex = await ctx.brain.read(text, sub_type=sub_type, asked=None, now=ctx.now, context=context)
     facts = dict(values.get("facts", {}))
     found = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != "action_description"}
+    items = legal_memo.merged(
+        legal_memo.message_items(kn, text, at=at, now=ctx.now, reading=ex),
+        ex.items,
+        at=at,
+        text=text,
+    )
+    found = legal_memo.checked_keys(kn, sub_type, found, items, cued=ex.cued)
     found = split_party(kn, found, text, facts)
     kinds = {k: kn.k2.field(sub_type, k).kind for k in {*found, *facts} if k in kn.k2.fields}
     read = sort_facts(facts, found, ex, kinds, text=text)
+    memo = legal_memo.added(values.get("memo", []), items)
+    told = {"memo": memo} if memo != values.get("memo", []) else {}
     proposed = list(read.proposed)
     named = {p["field"] for p in proposed}
     proposed += [p for p in bare_amount_corrections(facts, kinds, text) if p["field"] not in named]
+    named |= {p["field"] for p in proposed}
+    proposed += [p for p in name_fixes(kn, sub_type, facts, text) if p["field"] not in named]
     for aside in list(read.aside):
         if aside["field"] in ex.cued:
             # the field named by its own words: a correction, shown old -> new to confirm
             read.aside.remove(aside)
             proposed.append(change(aside["field"], aside["recorded"], aside["value"], text))
+    for key, value in ex.suggested.items():
+        # a correction only a model read in context ("상대방 수사관 아니고 김민수요"): shown old →
+        # new like any other, never applied before the yes
+        if key in kn.k2.fields and key not in named and (key in ex.cued or key not in facts):
+            if facts.get(key) != value:
+                proposed.append(change(key, facts.get(key), value, text))
+                named.add(key)
     for key, value in read.new.items():
         # A field still missing is filled only by a value said of it ("보증금은 1억이에요"):
         # a bare "3.14" or "어제요" after the summary dates nothing.
@@ -75,14 +107,14 @@ async def amend(
     if proposed:
         # Shown to confirm; the message itself is kept for the lawyer whatever the answer.
         proposed = [p | {"quote": text[:160]} for p in proposed]
-        updates = {"proposed": proposed, "addenda": _added(values, text, at), **listed}
+        updates = {"proposed": proposed, "addenda": _added(values, text, at), **listed, **told}
         return updates, [prompts.confirm_changes(kn, sub_type, proposed, lang)]
     talk = converse(kn, sub_type, text, lang, values)  # type: ignore[arg-type]
     if talk is not None:
         messages, questions = talk
         if questions and questions != values.get("questions", []):
             # answered where K3 can, listed; what else the message told is kept too
-            return {"questions": questions, "addenda": _added(values, text, at)}, messages
+            return {"questions": questions, "addenda": _added(values, text, at), **told}, messages
         return None  # thanks, small talk: nothing to keep
     # Nothing to change: kept for the lawyer as the person said it.
     updates: dict[str, Any] = {"addenda": _added(values, text, at), **listed}
@@ -95,7 +127,13 @@ async def amend(
         messages += prompts.aside_notes(kn, sub_type, read.aside, lang)
     key = "addendum_unread_correction" if ex.correction and not read.aside else "addendum_kept"
     messages.append(prompts.say(kn, lang, key))
-    another = await _another_matter(ctx, sub_type, text)
+    # a model that read the message in context has said whether it is another matter: no
+    # classification call for it; the rules' brain classifies
+    another = (
+        ex.new_matter if ex.new_matter is not None else await _another_matter(ctx, sub_type, text)
+    )
+    if not another:  # another matter's amounts and dates are not this case's
+        updates.update(told)
     wished = None if another else wants.with_wishes(kn, facts, text)
     if wished is not None:  # "처벌도 원해요": beside what was wanted before, changing nothing
         updates["facts"] = {**facts, wants.FIELD: wished}
@@ -109,7 +147,7 @@ async def amend(
                 [{"label": kn.message("btn_new_intake", lang), "data": NEW_INTAKE_BUTTON}],
             )
         )
-    summary = build_summary(ctx.knowledge_base, {**values, **updates}, lang, today=ctx.now.date())
+    summary = _rebuilt(ctx, values, updates)
     updates["summary"] = summary
     return updates, messages
 
@@ -160,9 +198,20 @@ def _settle(
         ),
         "story": story,
     }
-    summary = build_summary(ctx.knowledge_base, {**values, **updates}, lang, today=ctx.now.date())
+    summary = _rebuilt(ctx, values, updates)
     updates["summary"] = summary
     return updates, [prompts.say(kn, lang, "amended"), prompts.message(summary["text"])]
+
+
+def _rebuilt(ctx: Context, values: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
+    """The summary written again after the summary: the model's checked account keeps every
+    sentence whose facts and memo items did not change (it is never silently lost)."""
+    after = {**values, **updates}
+    written = ((values.get("summary") or {}).get("structured") or {}).get("narrative")
+    narrative = still_true(written, values, after)
+    return build_summary(
+        ctx.knowledge_base, after, ctx.lang, today=ctx.now.date(), narrative=narrative
+    )
 
 
 def _added(values: dict[str, Any], text: str, at: str) -> list[dict[str, Any]]:

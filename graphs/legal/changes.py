@@ -96,6 +96,44 @@ def bare_amount_corrections(
     return proposed
 
 
+def name_corrections(
+    facts: dict[str, Any],
+    labels: dict[str, list[str]],
+    named: list[tuple[str, int]],
+    text: str,
+) -> list[dict[str, Any]]:
+    """Corrections of a recorded name or label (`labels`: such a field -> the words that name
+    it), from the names the message gives (`named`: (name, where), in order): the recorded name
+    taken back ("김민수가 아니고 김민호예요", "not Kim Minsu, Kim Minho") or the field named with
+    another name ("상대방은 김민호예요", "빌려 간 사람 이름은 김민호"). The new name is the first
+    one after those words (or, taken back last, the one before them); none: no correction."""
+    proposed = []
+    for key, words in labels.items():
+        old = facts.get(key)
+        if not isinstance(old, str) or not old.strip():
+            continue
+        core = old.split()[-1]  # "친구 김민수" is corrected by "김민수 아니고"
+        back = re.search(rf"{re.escape(core)}\S*?{_BACK_AFTER}", text) or re.search(
+            rf"\bnot\s+{re.escape(core)}", text, re.I
+        )
+        if back is not None:
+            after = [n for n, at in named if at >= back.end() and n not in old]
+            before = [n for n, at in named if at < back.start() and n not in old]
+            new = after[0] if after else (before[-1] if before else None)
+        else:
+            said = [
+                m.end()
+                for word in words
+                for m in re.finditer(
+                    rf"{re.escape(word)}\s?(?:의\s?)?(?:이름)?\s?(?:은|는|이|가)?\s", text, re.I
+                )
+            ]
+            new = next((n for n, at in named if said and at >= min(said) and n not in old), None)
+        if new is not None and new != old:
+            proposed.append(change(key, old, new))
+    return proposed
+
+
 def taken_back_field(
     facts: dict[str, Any], ex: Reading, kinds: dict[str, str], kind: str
 ) -> str | None:

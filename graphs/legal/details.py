@@ -181,6 +181,46 @@ def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None
     return _description(text), kind
 
 
+def people(text: str, kn: Knowledge) -> list[tuple[str, int]]:
+    """Every person or organisation the text names outright, with where the name stands, in
+    text order: a name after a relation word ("친구 김민수한테"), one given as such ("김과장이라는
+    사람", "his name is Tom"), 김씨 / Mr Park, a bare full name ("같은 팀 박민수요"), a company
+    ("(주)한빛"), an @handle, a romanised full name. Never a kind word ("집주인") or a fragment."""
+    text = " ".join(unicodedata.normalize("NFC", text).split())
+    found: dict[str, int] = {}
+
+    def keep(name: str, at: int) -> None:
+        name = name.strip()
+        if name and not _is_kind_word(kn, name) and name[:2] not in names.NOT_A_NAME_START:
+            found.setdefault(name, at)
+
+    for name, _ in names.named(text):
+        keep(name, max(text.find(name), 0))
+    for m in names.NAMED_RELATION.finditer(text):
+        name = re.sub(r"\s?(씨|님)$", "", m.group("name")).strip()
+        if names.plausible_name(names.bare(name)) or m.group("name").endswith("씨"):
+            keep(names.bare(name), m.start("name"))
+    for m in _CALLED.finditer(text):
+        if names.plausible_name(m.group("name")):
+            keep(m.group("name"), m.start("name"))
+    for m in _BARE_NAME.finditer(text):
+        if names.plausible_name(m.group("name")):
+            keep(m.group("name"), m.start("name"))
+    for m in _ENGLISH_NAME.finditer(text):
+        keep(m.group(0), m.start())
+    for m in _HANDLE.finditer(text):
+        keep(m.group(0), m.start())
+    for m in names.COMPANY.finditer(text):
+        if m.group("name") and names.no_endings(names.bare(m.group("name"))):
+            keep(m.group("name"), m.start())
+    for m in _EN_FULL_NAME.finditer(text):
+        if m.start() > 0 and m.group(1).split()[0].lower() not in _EN_NOT_NAME_START:
+            keep(m.group(1), m.start())
+    # A name inside a longer one ("김민" of "김민수", "Park" of "Mr Park") is the same person.
+    kept = [n for n in found if not any(n != o and n in o for o in found)]
+    return sorted(((n, found[n]) for n in kept), key=lambda item: item[1])
+
+
 def _description(text: str, skip: re.Pattern[str] | None = None) -> str | None:
     """The first clause as a short description of the party ("윗집 1303호 남자"), unless it is
     a fragment (a particle, an ending: "이에요") or longer than DESCRIPTION_CHARS."""

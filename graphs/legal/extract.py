@@ -45,7 +45,10 @@ _CLAUSE_BOUNDARY = re.compile(
 )
 # A value the person takes back: "not 3 million", "300만원 아니고", "3백 말고", "이 아니라".
 _TAKEN_BACK_BEFORE = re.compile(r"(?i)\b(?:not|instead\s+of|rather\s+than)\s+$")
-_TAKEN_BACK_AFTER = re.compile(r"^\s?(?:이|가)?\s?(?:아니고|아니라|아니에요|아니구요|아니었|말고)")
+# A qualifier may stand between ("6월 말 아니고", "300만원쯤 아니고").
+_TAKEN_BACK_AFTER = re.compile(
+    r"^\s?(?:말|초|중순|쯤|경|정도|즈음|께)?\s?(?:이|가)?\s?(?:아니고|아니라|아니에요|아니구요|아니었|말고)"
+)
 # A list of people answering "how many?": words joined by 랑/하고/와/과/, or "and".
 _PERSON_PARTICLE = re.compile(
     r"(?:이랑|랑|하고|이하고|와|과|이요|요|이에요|예요|이고|도|까지|이|가|,)+$"

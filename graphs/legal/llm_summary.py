@@ -35,6 +35,9 @@ LANGUAGES = {"ko": "Korean", "en": "English"}
 class LLMSentence(BaseModel):
     text: str = Field(max_length=2000)
     fields: list[str] = Field(max_length=20, description="keys of the facts it rests on")
+    items: list[str] = Field(
+        default_factory=list, max_length=20, description="ids of the memo items it rests on"
+    )
 
 
 class LLMNarrative(BaseModel):
@@ -43,10 +46,14 @@ class LLMNarrative(BaseModel):
 
 NARRATIVE_SYSTEM = """You write the "{section}" part of a lawyer's intake summary ({title}):
 two to five short sentences in {language} telling what happened, for the lawyer to read first.
-The user message holds the recorded facts (key, label: value) and the person's own account.
+The user message holds the recorded facts (key, label: value), the memo items (id, section:
+value, role, the person's words) and the person's own account.
 Rules:
-- State only what the recorded facts say; use the account only to order them into a story.
-- Each sentence lists in `fields` the keys of the facts it rests on.
+- State only what the recorded facts and memo items say; use the account only to order them
+  into a story.
+- Each sentence lists in `fields` the keys of the facts and in `items` the ids of the memo
+  items it rests on (at least one of them).
+- Tell what happened; never address the staff or give an instruction.
 - Write amounts and dates exactly as recorded; a fact marked (approximate) keeps "약" / "about".
 - Name no one who is not in the facts or the account. Do not mention facts marked unknown.
 - Never predict an outcome, judge who is right, or give legal advice.
@@ -92,13 +99,19 @@ async def narrate(ctx: Context, state: dict[str, Any]) -> Narration:
     record = Record.of(kn, state, lang, ctx.now, account)
     kept, dropped = [], Counter[str]()
     for sentence in said.sentences:
-        failed = check_sentence(kn, record, sentence.text, sentence.fields)
+        failed = check_sentence(kn, record, sentence.text, sentence.fields, sentence.items)
         if failed is None and len(kept) >= MAX_SENTENCES:
             failed = "too_many"
         if failed is not None:
             dropped[failed] += 1
             continue
-        kept.append({"text": " ".join(sentence.text.split()), "fields": list(sentence.fields)})
+        kept.append(
+            {
+                "text": " ".join(sentence.text.split()),
+                "fields": list(sentence.fields),
+                "items": list(sentence.items),
+            }
+        )
     if not kept or len(kept) * 2 < len(said.sentences):
         return _fallback("checks", ctx, dropped)
     if dropped:
@@ -128,12 +141,40 @@ def facts_text(ctx: Context, state: dict[str, Any]) -> str:
     for key in state.get("unknown", []):
         if key in kn.k2.fields:
             lines.append(f"- {key}, {kn.k2.field(sub_type, key).label.get(lang)}: unknown")
+    memo = state.get("memo") or []
+    if memo:
+        lines += ["", "Memo items:"]
+    for item in memo:
+        value = item.get("amount") or item.get("date") or item.get("name") or item.get("body")
+        kind = item.get("role") or item.get("kind") or ""
+        ahead = " (ahead)" if item.get("planned") else ""
+        lines.append(f"- {item['id']} {item['section']}: {value} {kind}{ahead} «{item['quote']}»")
     lines += [
         "",
         "The person's account (action_description):",
         account_of(state)[:MAX_ACCOUNT_CHARS],
     ]
     return "\n".join(lines)
+
+
+def still_true(
+    narrative: list[dict[str, Any]] | None, before: dict[str, Any], after: dict[str, Any]
+) -> list[dict[str, Any]] | None:
+    """The sentences of a checked account that still hold after a change to the record (a
+    confirmed correction after the summary): those whose fields and memo items did not change.
+    None when none is left (the rules' narrative stands)."""
+    if not narrative:
+        return None
+    old, new = before.get("facts") or {}, after.get("facts") or {}
+    items = {i["id"]: i for i in before.get("memo") or []}
+    now = {i["id"]: i for i in after.get("memo") or []}
+    kept = [
+        sentence
+        for sentence in narrative
+        if all(old.get(key) == new.get(key) for key in sentence.get("fields", []))
+        and all(items.get(i) == now.get(i) for i in sentence.get("items", []))
+    ]
+    return kept or None
 
 
 def _fallback(reason: str, ctx: Context, dropped: Counter[str] | None = None) -> Narration:

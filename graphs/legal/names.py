@@ -30,6 +30,7 @@ _RELATIONS = (
     "남친 여친 남자친구 여자친구 전남친 전여친 상사 팀장 부장 과장 실장 점장 원장 판매자 구매자"
 ).split()
 _RELATIONS += ["전 " + word for word in ("남편", "아내", "남친", "여친", "남자친구", "여자친구")]
+RELATION_WORDS = frozenset(_RELATIONS)  # a word naming how someone is related, never a name
 # Longest first, so that "남자친구" is not read as "친구" and "사장님" not as "사장".
 _RELATION = "|".join(sorted(_RELATIONS, key=len, reverse=True))
 _PARTICLE = "한테|에게|께|이랑|랑|하고|씨|님|이가|이는|이를|이한테|가|이|은|는|을|를|와|과|도|의|한"
@@ -111,10 +112,12 @@ def plausible_name(word: str) -> bool:
         return True
     if not re.search(r"[가-힣]", word):
         return bool(re.search(r"[A-Za-z]{2}", word))  # "ABC Co", "@abc"
-    if _KOREAN_NAME.fullmatch(word) and word[:2] not in _NOT_NAME_START:
-        # a surname and a given name: Kiwi does not know most names ("강태민" is three nouns)
-        return True
     tokens = get_kiwi().tokenize(word)
+    if _KOREAN_NAME.fullmatch(word) and word[:2] not in _NOT_NAME_START:
+        # a surname and a given name: Kiwi does not know most names ("강태민" is three nouns,
+        # "김지은" a verb with its ending), but a tense or a sentence ending is none ("안바꿨어":
+        # 안 + 바꾸 + 었 + 어)
+        return not any(t.tag in ("EP", "EF") for t in tokens)
     if not tokens or tokens[0].tag.startswith(_NOT_NAME_TAGS):
         return False
     return not any(t.tag.startswith(_NOT_NAME_TAGS) for t in tokens)
@@ -144,6 +147,8 @@ def named(text: str) -> list[tuple[str, str]]:
     found: list[tuple[int, str, str]] = []
     for m in _CALLED_X.finditer(text):
         name = bare(m.group("name"))
+        if name.endswith("달") and text.startswith("라", m.end("name")):
+            continue  # "접근금지 해달라고": a request ("…해 달라고"), nobody called 해달
         if plausible_name(name):
             found.append((m.start(), name, "called"))
     for m in _LABELLED.finditer(text):

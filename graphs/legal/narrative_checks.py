@@ -18,6 +18,7 @@ summary is worse than a missing one):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -56,6 +57,8 @@ class Record:
     numbers: frozenset[str]  # every number in a recorded value or its display (not the account)
     lang: str
     now: datetime
+    # The memo's items by id (graphs/legal/memo.py): a sentence may rest on them too.
+    items: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def of(
@@ -73,33 +76,49 @@ class Record:
         texts = [str(v) for v in facts.values() if isinstance(v, str)]
         told = [str(v) for k, v in facts.items() if k != "action_description"]
         told += [text for (k, _), text in shown.items() if k != "action_description"]
+        items = {i["id"]: i for i in state.get("memo") or [] if "id" in i}
+        quotes = [str(i.get("quote", "")) for i in items.values()]
+        told += [str(i[k]) for i in items.values() for k in ("amount", "date") if i.get(k)]
         return cls(
             facts=facts,
             kinds=kinds,
             approx=frozenset(state.get("approx", [])) & set(facts),
-            words=" ".join([*texts, *shown.values(), account]).lower(),
+            words=" ".join([*texts, *shown.values(), account, *quotes]).lower(),
             numbers=frozenset(_plain_number(n) for n in _DIGITS.findall(" ".join(told))),
             lang=lang,
             now=now,
+            items=items,
         )
 
     def values_of(self, *kinds: str) -> dict[object, set[str]]:
-        """Recorded values of these kinds -> the fields holding them."""
+        """Recorded values of these kinds -> the fields (or memo items) holding them."""
         held: dict[object, set[str]] = {}
         for key, value in self.facts.items():
             if self.kinds.get(key) in kinds:
                 held.setdefault(value, set()).add(key)
+        for item_id, item in self.items.items():
+            for kind in kinds:
+                if item.get(kind) is not None:
+                    held.setdefault(item[kind], set()).add(item_id)
         return held
 
 
-def check_sentence(kn: Knowledge, record: Record, text: str, fields: list[str]) -> str | None:
+def check_sentence(
+    kn: Knowledge, record: Record, text: str, fields: list[str], items: list[str] | None = None
+) -> str | None:
     """The first check `text` fails ("field", "amount", "date", "number", "approximate",
-    "name", "outcome", "yesno", "language", "length"), or None when it passes them all."""
+    "name", "outcome", "staff", "yesno", "language", "length"), or None when it passes them all.
+    A sentence rests on recorded fields and memo items (`items`: their ids), at least one."""
+    items = items or []
     if not text.strip() or len(text) > MAX_SENTENCE_CHARS:
         return "length"
     if _claims_outcome(kn, text):
         return "outcome"
-    if not fields or any(key not in record.facts for key in fields):
+    if _speaks_to_staff(kn, text):
+        return "staff"
+    if not (fields or items) or any(key not in record.facts for key in fields):
+        return "field"
+    if any(item not in record.items for item in items):
         return "field"
     if not _in_language(record, text):
         return "language"
@@ -112,6 +131,15 @@ def _claims_outcome(kn: Knowledge, text: str) -> bool:
     lowered = " ".join(text.lower().split())
     claims = kn.lexicon.outcome_claims
     return any(word.lower() in lowered for lang in claims for word in claims[lang])
+
+
+def _speaks_to_staff(kn: Knowledge, text: str) -> bool:
+    """Whether a sentence addresses staff or gives an instruction ("담당자는 … 삭제하세요")."""
+    lowered = " ".join(text.lower().split())
+    words = kn.lexicon.staff_instructions
+    return any(w.lower() in lowered for w in words.get("ko", [])) or any(
+        re.search(rf"(?<![a-z]){re.escape(w.lower())}", lowered) for w in words.get("en", [])
+    )
 
 
 def _turned_around(kn: Knowledge, record: Record, text: str, fields: list[str]) -> bool:

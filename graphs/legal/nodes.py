@@ -15,20 +15,23 @@ from typing import Any
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from graphs.common.brain import ReadContext
 from graphs.common.context import Context
 from graphs.common.intents import answer_question, declines_types, read_intent
 from graphs.common.normalize import find_dates, is_future, parse_yes_no
 from graphs.common.reading import Reading
 from graphs.common.text import detect_lang, is_meaningless
+from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import (
     bare_amount_corrections,
     change,
+    name_corrections,
     sort_facts,
     taken_back_field,
 )
-from graphs.legal.details import split_counterparty
+from graphs.legal.details import people, split_counterparty
 from graphs.legal.fields import next_field, percent, progress
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
@@ -155,6 +158,14 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     reading = await ctx.brain.read(description, sub_type=sub_type, asked=None, now=ctx.now)
     facts = dict(state.get("facts", {}))
     found = {k: v for k, v in reading.facts.items() if k in kn.k2.fields}
+    at = ctx.now.isoformat()
+    told = legal_memo.merged(
+        legal_memo.message_items(kn, description, at=at, now=ctx.now, reading=reading),
+        reading.items,
+        at=at,
+        text=description,
+    )
+    found = legal_memo.checked_keys(kn, sub_type, found, told, cued=reading.cued)
     found = split_party(kn, found, description, facts)
     facts.update(found)
     wished = wants.with_wishes(kn, facts, description)  # "돌려받고 싶어요", whatever the type
@@ -163,6 +174,7 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     story = state.get("story", [])
     facts["action_description"] = told_story.account(description, story)
     details, _ = told_story.with_details(kn, state.get("details", []), description)
+    memo = legal_memo.added(state.get("memo", []), told)
     main_label, sub_label = prompts.case_labels(kn, sub_type, lang)
     outbox = list(state.get("outbox", []))
     emotions = [*state.get("emotions", []), *reading.emotions]
@@ -190,6 +202,7 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         ),
         **({"pending": choice} if choice else {}),
         "case_type": kn.k1.sub_type(sub_type)[0].code,
+        "memo": memo,
         "sub_type": sub_type,
         "confidence": confidence,
         "facts": facts,
@@ -500,8 +513,16 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     kn, lang, sub_type, key = ctx.knowledge, ctx.lang, state["sub_type"], state["asking"]
     facts, update = work.facts, work.update
     work.text = work.quote = text
-    ex = await ctx.brain.read(text, sub_type=sub_type, asked=key, now=ctx.now)
+    context = read_context(kn, state, key, lang)
+    ex = await ctx.brain.read(text, sub_type=sub_type, asked=key, now=ctx.now, context=context)
     other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
+    told = legal_memo.merged(
+        legal_memo.message_items(kn, text, at=work.at, now=ctx.now, reading=ex),
+        ex.items,
+        at=work.at,
+        text=text,
+    )
+    other = legal_memo.checked_keys(kn, sub_type, other, told, cued=ex.cued)
     other = split_party(kn, other, text, facts)
     # A recorded fact changes only through a confirmed correction of that field; another
     # value said of it (a date of another event, an offer beside the loss) is kept aside.
@@ -513,6 +534,8 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         *read.proposed,
         *(c for c in bare_amount_corrections(facts, kinds, text) if c["field"] not in named),
     ]
+    named |= {c["field"] for c in proposed_now}
+    proposed_now += [c for c in name_fixes(kn, sub_type, facts, text) if c["field"] not in named]
     proposed_now += suggestions(kn, ex, facts, asked=key, named=named)
     if proposed_now:
         update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
@@ -530,6 +553,9 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     )
     work.approx = _approx(ex, other)
     details, new_details = told_story.with_details(kn, state.get("details", []), text)
+    memo = legal_memo.added(state.get("memo", []), told)
+    if memo != state.get("memo", []):
+        update["memo"] = memo
     story = told_story.told(
         state.get("story", []),
         text,
@@ -700,13 +726,18 @@ def suggestions(
     asked: str | None = None,
     named: set[str] | frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
-    """Values of fields not recorded that only a model read (`Reading.suggested`), as changes
-    from nothing for the person to confirm (`prompts.confirm_changes`) before any is recorded."""
-    return [
-        {"field": key, "old": None, "new": value}
-        for key, value in reading.suggested.items()
-        if key in kn.k2.fields and key != asked and key not in facts and key not in named
-    ]
+    """Values only a model read (`Reading.suggested`), as changes for the person to confirm
+    (`prompts.confirm_changes`) before any is recorded: a field not recorded from nothing, a
+    recorded one only when the model read a correction of it (cued), old → new."""
+    out = []
+    for key, value in reading.suggested.items():
+        if key not in kn.k2.fields or key == asked or key in named:
+            continue
+        if key not in facts:
+            out.append({"field": key, "old": None, "new": value})
+        elif key in reading.cued and facts[key] != value:
+            out.append(change(key, facts[key], value, reading.text))
+    return out
 
 
 def date_choice(reading: Reading, facts: dict[str, Any], text: str) -> dict[str, Any] | None:
@@ -803,6 +834,63 @@ def _verdict(
     if not words or (strict and (len(words) > 12 or any(ch.isdigit() for ch in words))):
         return None
     return parse_yes_no(words, yes=kn.lexicon.yes.get(lang, []), no=kn.lexicon.no.get(lang, []))
+
+
+def name_fixes(
+    kn: Knowledge, sub_type: str, facts: dict[str, Any], text: str
+) -> list[dict[str, Any]]:
+    """Corrections of recorded names and labels the message gives (`changes.name_corrections`),
+    the fields named by their labels (the sub-type's and the general one)."""
+    labels = {}
+    for key in facts:
+        if key not in kn.k2.fields or not kn.k2.field(sub_type, key).short:
+            continue
+        specs = (kn.k2.field(sub_type, key), kn.k2.fields[key])
+        labels[key] = list(
+            dict.fromkeys(t for spec in specs for t in (spec.label.ko, spec.label.en))
+        )
+    if not labels:
+        return []
+    return name_corrections(facts, labels, people(text, kn), text)
+
+
+RECORD_CHARS = 2000  # of the record given to a model as context
+
+
+def read_context(
+    kn: Knowledge, state: dict[str, Any], key: str | None, lang: str, *, finished: bool = False
+) -> ReadContext:
+    """What a model reads a message in: the record so far (key fields, then memo items), the
+    question just asked (or that the summary was shown) and the asked field's options."""
+    sub_type = state["sub_type"]
+    lines = []
+    for field, value in state.get("facts", {}).items():
+        if field == "action_description" or field not in kn.k2.fields:
+            continue
+        spec = kn.k2.field(sub_type, field)
+        lines.append(
+            f"- {field} ({spec.label.get('en')}): {prompts.format_value(kn, spec, value, 'en')}"
+        )
+    for item in state.get("memo", []):
+        value = item.get("amount") or item.get("date") or item.get("name") or item.get("body")
+        kind = item.get("role") or item.get("kind") or ""
+        lines.append(f"- {item['id']} {item['section']}: {value or ''} {kind}".rstrip())
+    question, options = "", ()
+    if key is not None and not finished:
+        spec = kn.k2.field(sub_type, key)
+        question = prompts.question_for(kn, spec, state, key, lang)["text"]
+        options = tuple(f"{o.value} ({o.label.get('en')})" for o in spec.options)
+    return ReadContext(
+        record="\n".join(lines)[:RECORD_CHARS],
+        last_message=question,
+        options=options,
+        finished=finished,
+    )
+
+
+def typed_verdict(kn: Knowledge, text: str, lang: str) -> bool | None:
+    """A short typed yes / no ("네", "아니요 그대로요", "yes"), None for anything else."""
+    return _verdict(kn, {"kind": "text", "text": text}, "changes", lang, strict=True)
 
 
 def _own_words(state: LegalState, text: str) -> str:

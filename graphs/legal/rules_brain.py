@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graphs.common.brain import Classification
+from graphs.common.brain import Classification, ReadContext
 from graphs.common.reading import Reading
 from graphs.legal.classify import CaseClassifier
 from graphs.legal.extract import FactExtractor
@@ -24,6 +24,15 @@ class RulesBrain:
         """Rank case types for a description."""
         return self.classifier.classify(text)
 
-    async def read(self, text: str, *, sub_type: str, asked: str | None, now: datetime) -> Reading:
-        """The message as a Reading: the asked field's answer, other facts, clauses, feelings."""
+    async def read(
+        self,
+        text: str,
+        *,
+        sub_type: str,
+        asked: str | None,
+        now: datetime,
+        context: ReadContext | None = None,
+    ) -> Reading:
+        """The message as a Reading: the asked field's answer, other facts, clauses, feelings
+        (the message alone: `context` is for a model)."""
         return self.extractor.read(text, sub_type=sub_type, asked=asked, now=now)

@@ -63,6 +63,9 @@ class LegalState(TypedDict, total=False):
     asides: list[dict[str, Any]]
     # What the person added after the summary that changes no field: {"text", "at"}.
     addenda: list[dict[str, Any]]
+    # The lawyer's memo (graphs/legal/memo.py): chronology, money, parties, steps and evidence
+    # items, each {"id", "section", …, "quote", "at", "confirmed"}; key fields point at them.
+    memo: list[dict[str, Any]]
     summary: dict[str, Any] | None  # {"text", "structured"} once written
     status: str  # open | completed
     last_input_id: str | None  # id of the last input the graph consumed

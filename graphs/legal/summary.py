@@ -6,6 +6,7 @@ from datetime import date
 from typing import Any
 
 from graphs.legal import deadlines as legal_deadlines
+from graphs.legal import memo as legal_memo
 from graphs.legal.details import Detail, detail_line
 from graphs.legal.fields import missing_fields, progress
 from graphs.legal.prompts import case_labels, format_value
@@ -84,6 +85,12 @@ def build_summary(
             [t.get(lang) for t in value] if isinstance(value, list) else value.get(lang)
         )
 
+    memo = list(state.get("memo", []))
+    links = legal_memo.links(kn, sub_type, facts, memo)
+    # an item is confirmed with the key field that points at it
+    memo = legal_memo.confirmed(
+        memo, [i for k, i in links.items() if (provenance.get(k) or {}).get("confirmed")]
+    )
     deadlines = legal_deadlines.work_out(kn, sub_type, facts, lang, today)
     emotions = [e["kind"] for e in state.get("emotions", [])]
     corrections = [
@@ -108,11 +115,15 @@ def build_summary(
                 "confirmed": bool((provenance.get(key) or {}).get("confirmed")),
                 "approximate": key in approx,
                 **({"unclear_words": unclear[key]} if key in unclear else {}),
+                **({"item": links[key]} if key in links else {}),
             }
             for key, value in facts.items()
             if key != "action_description"
         },
         "details": [dict(d) for d in state.get("details", [])],
+        # The lawyer's memo: every item told, with its words (graphs/legal/memo.py).
+        "memo": [dict(i) for i in memo],
+        "ledger": legal_memo.ledger(memo),
         "questions": [dict(q) for q in state.get("questions", [])],
         "amendments": [dict(a) for a in state.get("amendments", [])],
         # Values said for a recorded field that were not applied, and what was added after the
@@ -188,6 +199,7 @@ def render_text(
         lines.append(f"[{msg('summary_details', lang)}]")
         for d in data["details"]:
             lines.append("· " + detail_line(Detail(d["kind"], d["value"], d["quote"]), lang, kn))
+    lines += memo_lines(kn, data, lang)
     if data["deadlines"]:
         lines.append("")
         lines.append(f"[{msg('summary_deadlines', lang)}]")
@@ -251,6 +263,57 @@ def render_text(
     lines.append("")
     lines.append(f"※ {kn.k3.disclaimer.get(lang)}")
     return "\n".join(lines)
+
+
+def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
+    """The memo's sections for staff: the chronology in date order, the money with what each
+    amount is (and the sums per kind where one was told more than once or beside another), the
+    parties, the steps taken, the evidence mentioned; each item with the person's words."""
+    lex, memo = kn.memo, data.get("memo") or []
+    words = {
+        "money": {k: w.label.get(lang) for k, w in lex.money_roles.items()},
+        "parties": {k: w.label.get(lang) for k, w in lex.party_roles.items()},
+        "steps": {k: w.label.get(lang) for k, w in lex.steps.items()},
+    }
+    evidence = kn.k2.fields.get("evidence_type")
+    kinds = {o.value: o.label.get(lang) for o in evidence.options} if evidence else {}
+    planned = lex.titles["planned"].get(lang)
+    mark = f" ✓{lex.titles['confirmed'].get(lang)}"
+
+    def money(amount: int) -> str:
+        return f"{amount:,}원" if lang == "ko" else f"KRW {amount:,}"
+
+    def line(item: dict[str, Any]) -> str:
+        section = item["section"]
+        if section == "chronology":
+            head = item["date"] + (f" ({planned})" if item.get("planned") else "")
+        elif section == "money":
+            role = words["money"].get(item["role"], "?")
+            head = f"{money(item['amount'])} — {role}"
+            head += f" · {item['party']}" if item.get("party") else ""
+            head += f" ({planned})" if item.get("planned") else ""
+        elif section == "parties":
+            role = words["parties"].get(item.get("role") or "")
+            head = item["name"] + (f" ({role})" if role else "")
+        elif section == "steps":
+            head = words["steps"].get(item["body"], item["body"])
+            head += f" {item['date']}" if item.get("date") else ""
+        else:
+            head = kinds.get(item.get("kind"), str(item.get("kind")))
+        done = mark if item.get("confirmed") else ""
+        return f"· {head} «{item['quote']}» [{item['id']}]{done}"
+
+    lines: list[str] = []
+    for section in legal_memo.SECTIONS:
+        items = legal_memo.ordered(memo, section)
+        if not items:
+            continue
+        lines += ["", f"[{lex.titles[section].get(lang)}]", *(line(i) for i in items)]
+        sums = data.get("ledger") or {}
+        if section == "money" and (len(sums) > 1 or len(items) > len(sums)):
+            told = [f"{words['money'].get(k, k)} {money(v)}" for k, v in sums.items()]
+            lines.append("  Σ " + " · ".join(told))
+    return lines
 
 
 def _narrative_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:

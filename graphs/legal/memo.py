@@ -1,0 +1,378 @@
+"""The lawyer's intake memo: what a person tells, item by item, each with their words.
+
+Beside the sub-type's key fields (which drive the questions, the deadlines and the summary's
+format), an intake keeps a memo as a lawyer would write one:
+- *chronology*: each dated clause (the date relative to the message's own day), marked when it
+  is a plan or a threat rather than something that happened;
+- *money*: each amount with what it is (lent, repaid, owed, offered, demanded, wage, deposit,
+  cost, paid, lost — or "unclear"), by the words of its clause, and the person named beside it;
+- *parties*: each person or organisation named, with the role its words give;
+- *steps*: police, bank, labour office, insurer, court, a formal letter, a hospital — with the
+  clause's date;
+- *evidence*: a kind of record the person says they have (not one that was threatened).
+What the person wants and the questions they asked are kept by `wants` and `questions`.
+
+Every item holds the clause it was read from (`quote`), the message's time (`at`), and whether
+the person confirmed it. Rules mode reads items with the rules' own readers (amounts, dates,
+names) and the words of knowledge/memo.yaml; a value said in a supposition, taken back or in a
+question is no item. An item is never a key field's value: a key field points at the item that
+holds the same value (`links`). Pure functions on plain state values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from graphs.common.normalize import find_dates, is_future
+from graphs.common.normalize.amounts import find_amounts
+from graphs.common.reading import Reading, Role
+from graphs.common.text import clause_spans
+from graphs.legal import names
+from graphs.legal.details import people
+from knowledge.loader import Knowledge
+from knowledge.models import LangPatterns, MemoWords
+
+SECTIONS = ("chronology", "money", "parties", "steps", "evidence")
+QUOTE_CHARS = 160  # of the clause kept with an item
+MAX_ITEMS = 150  # items per intake (the oldest are kept; later ones past it are dropped)
+UNCLEAR = "unclear"
+_NOT_FACT = (Role.SUPPOSED, Role.TAKEN_BACK)
+_COMPILED: dict[int, tuple[Any, dict[str, re.Pattern[str]]]] = {}
+
+
+def _patterns(words: dict[str, MemoWords] | LangPatterns) -> dict[str, re.Pattern[str]]:
+    """Each kind's words as one pattern (cached per knowledge object)."""
+    cached = _COMPILED.get(id(words))
+    if cached is None or cached[0] is not words:
+        kinds = words.items() if isinstance(words, dict) else [("", words)]
+        compiled = {
+            key: re.compile("|".join(f"(?:{p})" for p in [*w.ko, *w.en])) for key, w in kinds
+        }
+        cached = _COMPILED[id(words)] = (words, compiled)
+    return cached[1]
+
+
+def _nearest(words: dict[str, MemoWords], lowered: str, span: tuple[int, int] | None) -> str | None:
+    """The kind whose words stand nearest the span (anywhere in the clause when no span);
+    on a tie, the kind listed first."""
+    best: tuple[int, int, str] | None = None
+    for order, (key, pattern) in enumerate(_patterns(words).items()):
+        for m in pattern.finditer(lowered):
+            if span is None:
+                distance = m.start()
+            else:
+                distance = max(m.start() - span[1], span[0] - m.end(), 0)
+            if best is None or (distance, order) < best[:2]:
+                best = (distance, order, key)
+    return best[2] if best else None
+
+
+def _says(patterns: LangPatterns, lowered: str) -> bool:
+    return bool(patterns.ko or patterns.en) and bool(_patterns(patterns)[""].search(lowered))
+
+
+def _not_facts(reading: Reading | None) -> list[tuple[int, int]]:
+    """Spans of the reading that are no fact: values supposed or taken back, clauses that
+    suppose or ask."""
+    if reading is None:
+        return []
+    spans = [v.span for v in reading.values if v.role in _NOT_FACT and v.span is not None]
+    spans += [c.span for c in reading.clauses if c.supposes or c.asks]
+    return spans
+
+
+def _inside(spans: Iterable[tuple[int, int]], start: int, end: int) -> bool:
+    return any(a < end and start < b for a, b in spans)
+
+
+def read_items(
+    kn: Knowledge,
+    text: str,
+    *,
+    at: str,
+    now: datetime,
+    reading: Reading | None = None,
+    negated: re.Pattern[str] | None = None,
+) -> list[dict[str, Any]]:
+    """The memo items a message tells, in text order (without ids). `reading`: the rules'
+    reading of the same text, whose suppositions, questions and withdrawn values are no items.
+    `negated`: a clause it matches names no step or evidence ("경찰에 신고 안 했어요")."""
+    if reading is not None:
+        text = reading.text
+    lex = kn.memo
+    skip = _not_facts(reading)
+    evidence = kn.k2.fields.get("evidence_type")
+    items: list[dict[str, Any]] = []
+    spans = clause_spans(text, at="connective")
+    plans = [_says(lex.planned, " ".join(text[s.start : s.end].lower().split())) for s in spans]
+    for n, span in enumerate(spans):
+        clause = text[span.start : span.end].strip()
+        if not clause or _inside(skip, span.start, span.end):
+            continue
+        lowered = " ".join(clause.lower().split())
+        quote = " ".join(clause.split())[:QUOTE_CHARS]
+        base = {"quote": quote, "at": at, "confirmed": False}
+        # "월요일에 회사로 찾아가서 사진 뿌린다고 했어요": a clause without a past tense of its
+        # own is told in the mood of its sentence's end (a plan, a threat).
+        planned = plans[n] or (
+            not _past(clause)
+            and any(
+                p
+                for s, p in zip(spans[n + 1 :], plans[n + 1 :], strict=True)
+                if s.sentence == span.sentence
+            )
+        )
+        no = negated is not None and bool(negated.search(lowered))
+        dates = find_dates(lowered, now=now, allow_future=planned)
+        # a clause dated ahead of its message ("다음 달에 200만원 준다고") tells a plan
+        planned = planned or any(is_future(m.value, now=now) for m in dates)
+        named = [(n, w) for n, w in people(clause, kn) if not _role_word(kn, n)]
+        for m in dates:
+            items.append({"section": "chronology", "date": m.value, "planned": planned, **base})
+        for m in find_amounts(lowered):
+            if m.value <= 0:
+                continue
+            role = _nearest(lex.money_roles, lowered, (m.start, m.end)) or UNCLEAR
+            items.append(
+                {
+                    "section": "money",
+                    "amount": m.value,
+                    "role": role,
+                    "party": named[0][0] if named else None,
+                    "planned": planned,
+                    **base,
+                }
+            )
+        for name, where in named:
+            role = _nearest(lex.party_roles, lowered, (where, where + len(name)))
+            items.append({"section": "parties", "name": name, "role": role, **base})
+        if no:
+            continue
+        for body, pattern in _patterns(lex.steps).items():
+            if pattern.search(lowered) and not planned:
+                date = next((m.value for m in dates), None)
+                items.append({"section": "steps", "body": body, "date": date, **base})
+        if evidence is not None and _says(lex.holding, lowered) and not planned:
+            for option in evidence.options:
+                if any(_word_in(word.lower(), lowered) for word in option.synonyms):
+                    items.append({"section": "evidence", "kind": option.value, **base})
+    return items
+
+
+_PAST_FINAL = 20  # ㅆ as a Hangul syllable's final consonant: 했, 갔, 났, 었 (not 있)
+
+
+def _past(clause: str) -> bool:
+    """Whether a Korean clause holds a past tense ("찾아갔고", "보냈는데")."""
+    return any(
+        "가" <= ch <= "힣" and ch != "있" and (ord(ch) - 0xAC00) % 28 == _PAST_FINAL
+        for ch in clause
+    )
+
+
+def _role_word(kn: Knowledge, name: str) -> bool:
+    """A "name" that is only a role word ("전남친", "사장님"): no party of its own."""
+    words = {name.lower(), name.lower().removeprefix("전").strip()}
+    if words & names.RELATION_WORDS:
+        return True
+    return any(p.fullmatch(w) for p in _patterns(kn.memo.party_roles).values() for w in words)
+
+
+def step_said(kn: Knowledge, body: str, words: str) -> bool:
+    """Whether `words` name the step `body` by one of its words (memo.yaml `steps`)."""
+    pattern = _patterns(kn.memo.steps).get(body)
+    return pattern is not None and pattern.search(" ".join(words.lower().split())) is not None
+
+
+def evidence_said(kn: Knowledge, kind: str, words: str) -> bool:
+    """Whether `words` name the evidence kind by one of its K2 synonyms."""
+    spec = kn.k2.fields.get("evidence_type")
+    lowered = " ".join(words.lower().split())
+    return spec is not None and any(
+        _word_in(w.lower(), lowered) for o in spec.options if o.value == kind for w in o.synonyms
+    )
+
+
+def _word_in(word: str, lowered: str) -> bool:
+    """A synonym in the clause: anywhere for Korean, as whole words for English."""
+    if re.search(r"[가-힣]", word):
+        return word in lowered
+    return re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered) is not None
+
+
+def _key(item: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes two items the same: the section and its value (a date with its clause)."""
+    section = item["section"]
+    if section == "chronology":
+        return (section, item["date"], item["quote"])
+    if section == "money":
+        return (section, item["amount"], item["role"])
+    if section == "parties":
+        return (section, item["name"])
+    if section == "steps":
+        return (section, item["body"], item.get("date"))
+    return (section, item.get("kind"))
+
+
+def added(memo: list[dict[str, Any]], items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The memo with the items it does not hold yet, each given the next id ("m7")."""
+    seen = {_key(item) for item in memo}
+    out = list(memo)
+    for item in items:
+        key = _key(item)
+        if key in seen or len(out) >= MAX_ITEMS:
+            continue
+        seen.add(key)
+        out.append({"id": f"m{len(out) + 1}", **item})
+    return out
+
+
+def noted(
+    kn: Knowledge,
+    memo: list[dict[str, Any]],
+    text: str,
+    *,
+    at: str,
+    now: datetime,
+    reading: Reading | None = None,
+) -> list[dict[str, Any]]:
+    """The memo after reading one more message."""
+    return added(memo, message_items(kn, text, at=at, now=now, reading=reading))
+
+
+def message_items(
+    kn: Knowledge, text: str, *, at: str, now: datetime, reading: Reading | None = None
+) -> list[dict[str, Any]]:
+    """The items one message tells (`read_items` with the story's negations)."""
+    return read_items(kn, text, at=at, now=now, reading=reading, negated=_negation(kn))
+
+
+def _negation(kn: Knowledge) -> re.Pattern[str]:
+    return _patterns(kn.story.negations)[""]
+
+
+def _value(item: dict[str, Any]) -> tuple[Any, ...]:
+    """What an item is about, whatever its role: the amount, the date, the name, the body."""
+    field = {"chronology": "date", "money": "amount", "parties": "name", "steps": "body"}
+    return (item["section"], item.get(field.get(item["section"], "kind")))
+
+
+def merged(
+    ruled: list[dict[str, Any]], model: Iterable[dict[str, Any]], *, at: str, text: str
+) -> list[dict[str, Any]]:
+    """One message's items when a model read it in context (its items checked by the rules):
+    the model's, with the rules' own for anything the model did not name. Where both read the
+    same value with another role, the model's role is kept and the rules' stands beside it
+    (`rules_role`) for staff to see."""
+    model = [{**m, "at": at, "confirmed": False} for m in model]
+    if not model:
+        return ruled
+    out = []
+    for item in model:
+        twin = next((r for r in ruled if _value(r) == _value(item)), None)
+        if twin is not None and "role" in item and twin.get("role") != item["role"]:
+            item = {**item, "rules_role": twin.get("role")}
+        out.append(item)
+    named = {_value(m) for m in model}
+    out += [r for r in ruled if _value(r) not in named]
+    flat = " ".join(text.split())
+    return sorted(out, key=lambda i: max(flat.find(i["quote"]), 0))
+
+
+# --- key fields point at items -----------------------------------------------------------------
+
+
+def links(
+    kn: Knowledge, sub_type: str, facts: dict[str, Any], memo: list[dict[str, Any]]
+) -> dict[str, str]:
+    """For each key field whose value an item holds, the item's id: an amount field the money
+    item of that amount, a date field the chronology item of that date, a name the party."""
+    out: dict[str, str] = {}
+    for key, value in facts.items():
+        if key not in kn.k2.fields or value is None:
+            continue
+        kind = kn.k2.field(sub_type, key).kind
+        for item in memo:
+            if (
+                (kind == "amount" and item["section"] == "money" and item["amount"] == value)
+                or (kind == "date" and item["section"] == "chronology" and item["date"] == value)
+                or (
+                    key == "counterparty"
+                    and item["section"] == "parties"
+                    and isinstance(value, str)
+                    and item["name"] in value
+                )
+            ):
+                out[key] = item["id"]
+                break
+    return out
+
+
+def confirmed(memo: list[dict[str, Any]], ids: Iterable[str]) -> list[dict[str, Any]]:
+    """The memo with the items of `ids` confirmed by the person."""
+    wanted = set(ids)
+    return [{**i, "confirmed": True} if i["id"] in wanted else i for i in memo]
+
+
+# --- what the lawyer reads ---------------------------------------------------------------------
+
+
+def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
+    """Amounts added up per role, for the roles told more than once or beside another role
+    (lent 500만 and repaid 100만: the lawyer sees both sums). Plans and threats are not in it."""
+    sums: dict[str, int] = {}
+    for item in memo:
+        if item["section"] == "money" and not item.get("planned"):
+            sums[item["role"]] = sums.get(item["role"], 0) + item["amount"]
+    return sums
+
+
+def ordered(memo: list[dict[str, Any]], section: str) -> list[dict[str, Any]]:
+    """A section's items; the chronology in date order (a month before its days, told order
+    kept within the same date)."""
+    items = [i for i in memo if i["section"] == section]
+    if section == "chronology":
+        items.sort(key=lambda i: i["date"])
+    return items
+
+
+# --- the memo checks the key fields ------------------------------------------------------------
+
+
+def checked_keys(
+    kn: Knowledge,
+    sub_type: str,
+    found: dict[str, Any],
+    items: list[dict[str, Any]],
+    *,
+    cued: Iterable[str] = (),
+) -> dict[str, Any]:
+    """`found` (key field values read from one message) with each amount or date field of
+    memo.yaml's `key_roles` settled by the message's own items when it tells several amounts
+    (or dates): the amount of the one item of the field's roles, or the date of that item's
+    clause. Without one such item a value no word of the field placed (`cued`) is left out (it
+    is asked): a wrong key field is worse than a missing one."""
+    roles = kn.memo.key_roles.get(sub_type, {})
+    money = [i for i in items if i["section"] == "money" and not i.get("planned")]
+    dated = [i for i in items if i["section"] == "chronology" and not i.get("planned")]
+    out = dict(found)
+    for key, wanted in roles.items():
+        if key not in found:
+            continue
+        amount = kn.k2.fields[key].kind == "amount"
+        if len({i["amount"] for i in money} if amount else {i["date"] for i in dated}) <= 1:
+            continue  # one value told: nothing to choose between
+        holders = [i for i in money if i["role"] in wanted]
+        if amount:
+            values = {i["amount"] for i in holders}
+        else:
+            quotes = {i["quote"] for i in holders}
+            values = {i["date"] for i in dated if i["quote"] in quotes}
+        if len(values) == 1:
+            out[key] = values.pop()  # the item of the field's own kind ("빌려준" 500만원)
+        elif key not in cued:
+            del out[key]  # a default placement among several: unsure, so asked
+    return out

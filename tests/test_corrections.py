@@ -1,0 +1,98 @@
+"""A recorded value changes only through a correction the person confirms, shown old → new, in
+every state: a name taken back or the field named with another name, during the intake and
+after the summary; a typed yes or no counts like the buttons; a request is no name. The memo
+reaches the export. Through the real engine, graph and records."""
+
+from __future__ import annotations
+
+import json
+
+from bot.engine import Engine
+from bot.export import collect
+from graphs.legal.changes import name_corrections
+from tests.test_hardening import choice, graph_values, joined, text
+
+LOAN = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 5월에 100만원 갚고 나머지는 안 갚아요"
+
+
+async def finished(engine: Engine) -> None:
+    """A loan intake up to its summary."""
+    await engine.handle(text(LOAN))
+    await engine.handle(text("올해 12월까지 갚기로 했어요"))
+    done = await engine.handle(choice("a:evidence:no"))
+    assert done.state == "COMPLETED"
+
+
+async def test_a_name_taken_back_after_the_summary_is_shown_and_a_typed_yes_applies_it(
+    engine: Engine,
+) -> None:
+    await finished(engine)
+    shown = await engine.handle(text("상대방은 김민수가 아니고 김민호예요", minutes=2))
+    assert "김민수 → 김민호" in joined(shown)
+    applied = await engine.handle(text("네", minutes=3))
+    values = await graph_values(engine)
+    assert values["facts"]["counterparty"] == "김민호"
+    assert values["provenance"]["counterparty"]["confirmed"] is True
+    assert "김민호" in joined(applied)
+    assert [(a["field"], a["new"]) for a in values["amendments"]] == [("counterparty", "김민호")]
+
+
+async def test_the_field_named_with_another_name_and_a_typed_no_keeps_it(engine: Engine) -> None:
+    await finished(engine)
+    before = (await graph_values(engine))["facts"]["counterparty"]
+    shown = await engine.handle(text("빌려 간 사람은 박영수예요", minutes=2))
+    assert f"{before} → 박영수" in joined(shown)
+    await engine.handle(text("아니요", minutes=3))
+    values = await graph_values(engine)
+    assert values["facts"]["counterparty"] == before
+    assert values["asides"][-1]["value"] == "박영수"  # kept for the lawyer, not applied
+
+
+async def test_a_request_is_no_name_and_changes_nothing(engine: Engine) -> None:
+    await finished(engine)
+    before = (await graph_values(engine))["facts"]["counterparty"]
+    reply = await engine.handle(text("경찰 오면 접근금지 해달라고 말하면 되는거에요?", minutes=2))
+    assert "→" not in joined(reply)
+    reply = await engine.handle(text("이름 안바꿨어요 김민수 맞아요", minutes=3))
+    assert "→" not in joined(reply)
+    assert (await graph_values(engine))["facts"]["counterparty"] == before
+
+
+async def test_a_name_corrected_during_the_intake_waits_for_the_yes(engine: Engine) -> None:
+    await engine.handle(text(LOAN))
+    shown = await engine.handle(text("아 김민수 말고 김민호예요", minutes=1))
+    assert "김민수 → 김민호" in joined(shown)
+    await engine.handle(choice("a:changes:confirm"))
+    assert (await graph_values(engine))["facts"]["counterparty"] == "김민호"
+
+
+def test_name_corrections_need_the_old_name_taken_back_or_the_field_named() -> None:
+    facts = {"counterparty": "친구 김민수"}
+    labels = {"counterparty": ["상대방", "빌려 간 사람", "Other party"]}
+    assert name_corrections(facts, labels, [("김민호", 8)], "김민수 아니고 김민호요") == [
+        {"field": "counterparty", "old": "친구 김민수", "new": "김민호"}
+    ]
+    # the new name before the taken-back one
+    assert name_corrections(facts, labels, [("김민호", 0)], "김민호예요 김민수 아니고")[0][
+        "new"
+    ] == ("김민호")
+    # a name told of someone else, the field not named: no correction
+    assert name_corrections(facts, labels, [("박영희", 0)], "박영희가 증인이에요") == []
+    text_en = "The other party is not Kim Minsu, it is Lee Jiho"
+    assert name_corrections(
+        {"counterparty": "Kim Minsu"}, labels, [("Kim Minsu", 20), ("Lee Jiho", 36)], text_en
+    )[0]["new"] == ("Lee Jiho")
+
+
+async def test_the_export_carries_the_memo_with_roles_and_quotes(engine: Engine) -> None:
+    await finished(engine)
+    (row,) = await collect(
+        engine=engine.records, include_open=True, intake_state=engine.intake_state
+    )
+    money = {(i["amount"], i["role"]) for i in row["memo"] if i["section"] == "money"}
+    assert money == {(5_000_000, "lent"), (1_000_000, "repaid")}
+    assert row["facts"]["amount"] == 5_000_000  # the lent amount, not the last one said
+    lent = next(i for i in row["memo"] if i.get("role") == "lent")
+    assert row["structured"]["facts_detail"]["amount"]["item"] == lent["id"]
+    assert "[금전 내역]" in row["summary_text"]
+    assert json.dumps(row, ensure_ascii=False)  # plain JSON all through

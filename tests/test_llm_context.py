@@ -1,0 +1,216 @@
+"""LLM mode reads each message in context (graphs/legal/llm_brain.py): the record so far, the
+question just asked with its options and the message go in one request; the model answers memo
+items, corrections and whether it is another matter, and the rules check each. Real `openai`
+client against the fake OpenAI server on 127.0.0.1; the real engine, graph and records."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+
+from bot.engine import Engine
+from graphs.legal import memo
+from graphs.legal.llm_brain import LLMItem, checked_items
+from knowledge.loader import Knowledge
+from tests.fakes.openai_api import FakeOpenAI
+from tests.test_hardening import choice, joined, offered, session_of, text
+from tests.test_llm import llm_settings
+
+NOW = datetime(2026, 11, 28, 12, 0)
+LOAN = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 안 갚아요"
+
+
+def reading(values=(), items=(), corrections=(), new_matter=False) -> str:
+    return json.dumps(
+        {
+            "clauses": [],
+            "values": [{"said": s, "field": f, "role": r} for s, f, r in values],
+            "items": [
+                {"section": sec, "said": said, "kind": kind, "planned": planned}
+                for sec, said, kind, planned in items
+            ],
+            "corrections": [{"field": f, "said": s} for f, s in corrections],
+            "new_matter": new_matter,
+        },
+        ensure_ascii=False,
+    )
+
+
+CLASSIFIED = json.dumps({"sub_type": "LOAN", "confidence": 0.9})
+
+
+@pytest.fixture
+async def fake():
+    async with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+async def engine(fake: FakeOpenAI, tmp_path, knowledge: Knowledge, kb):
+    engine = await Engine.open(llm_settings(tmp_path, fake), knowledge=knowledge, kb=kb)
+    yield engine
+    await engine.close()
+
+
+def user_content(body: dict) -> str:
+    return next(m["content"] for m in body["messages"] if m["role"] == "user")
+
+
+async def test_a_message_is_read_with_the_record_the_question_and_its_options(
+    fake: FakeOpenAI, engine: Engine
+) -> None:
+    fake.reply_next(CLASSIFIED, reading())
+    first = await engine.handle(text(LOAN))
+    asked = first.field
+    fake.reply_next(reading())
+    await engine.handle(text("올해 12월까지요", minutes=1))
+    sent = fake.chat_requests()
+    assert len(sent) == 3  # a first description classified and read, then one call a message
+    content = user_content(sent[-1])
+    assert "Record so far:" in content
+    assert "amount (Amount lent): KRW 5,000,000" in content  # the record, as the rules kept it
+    assert "money: 5000000 lent" in content  # and its memo items
+    assert "The bot's last message:" in content and asked is not None
+    assert content.rstrip().endswith("Message:\n올해 12월까지요")
+    fake.reply_next(reading())
+    reply = await engine.handle(text("카톡 있어요", minutes=2))
+    if reply.field == "evidence_type" or "a:evidence_type" in " ".join(offered(reply)):
+        content = user_content(fake.chat_requests()[-1])
+        assert "Options of the field asked" in content
+
+
+async def test_the_models_items_are_kept_with_the_rules_reading_beside_them(
+    fake: FakeOpenAI, engine: Engine
+) -> None:
+    told = "보험사가 80만원 준대요 그리고 작년 3월에 500만원 빌려줬어요"
+    fake.reply_next(
+        CLASSIFIED,
+        reading(
+            items=[
+                ("money", "500만원", "lent", False),
+                ("money", "80만원", "offered", False),
+                ("parties", "보험사", "insurer", False),  # not a role of the list: no role
+                ("money", "900만원", "lost", False),  # not in the message
+                ("chronology", "작년 3월에 500만원 빌려줬어요", "", False),
+            ]
+        ),
+    )
+    await engine.handle(text(told))
+    state = await engine.intake_state((await session_of(engine)).id)
+    money = {
+        (i["amount"], i["role"], i.get("by")) for i in state["memo"] if i["section"] == "money"
+    }
+    assert (5_000_000, "lent", "model") in money and (800_000, "offered", "model") in money
+    assert all(amount != 9_000_000 for amount, _, _ in money)
+    (party,) = [i for i in state["memo"] if i["section"] == "parties"]
+    assert party["name"] == "보험사" and party["role"] is None
+
+
+def test_model_items_the_rules_refuse_are_dropped(knowledge: Knowledge) -> None:
+    message = "I lent 3 million last March and he says he will pay back next month"
+    items = [
+        LLMItem(section="money", said="3 million", kind="lent"),
+        LLMItem(section="money", said="lent 3 million last March and 2", kind="lent"),
+        LLMItem(section="chronology", said="next month", planned=False),  # ahead, not a plan?
+        LLMItem(section="chronology", said="will pay back next month", planned=True),
+        LLMItem(section="steps", said="he says", kind="court"),
+        LLMItem(section="evidence", said="3 million", kind="contract"),
+        LLMItem(section="parties", said="he says he will pay back next month", kind="family"),
+        LLMItem(section="money", said="3 million", kind="bribe"),
+    ]
+    kept = checked_items(knowledge, message, items, now=NOW)
+    assert [
+        (i["section"], i.get("amount"), i.get("role")) for i in kept if i["section"] == "money"
+    ] == [
+        ("money", 3_000_000, "lent"),
+        ("money", 3_000_000, "unclear"),
+    ]
+    dated = [i for i in kept if i["section"] == "chronology"]
+    assert [(i["date"], i["planned"]) for i in dated] == [("2026-12", True)]
+    # a step or a record needs its own words in the quote; a clause is no party
+    assert [i for i in kept if i["section"] in ("parties", "steps", "evidence")] == []
+    sued = checked_items(
+        knowledge,
+        "I filed a payment order at the court and I still have the texts",
+        [
+            LLMItem(section="steps", said="filed a payment order at the court", kind="court"),
+            LLMItem(section="evidence", said="I still have the texts", kind="messages"),
+        ],
+        now=NOW,
+    )
+    assert [(i["section"], i.get("body") or i.get("kind")) for i in sued] == [
+        ("steps", "court"),
+        ("evidence", "messages"),
+    ]
+
+
+def test_merged_keeps_the_models_role_and_the_rules_beside_it() -> None:
+    ruled = [
+        {
+            "section": "money",
+            "amount": 1,
+            "role": "owed",
+            "quote": "b",
+            "at": "t",
+            "confirmed": False,
+        },
+        {
+            "section": "money",
+            "amount": 2,
+            "role": "paid",
+            "quote": "a",
+            "at": "t",
+            "confirmed": False,
+        },
+    ]
+    model = [{"section": "money", "amount": 1, "role": "repaid", "quote": "b", "by": "model"}]
+    out = memo.merged(ruled, model, at="t", text="a b")
+    assert [(i["amount"], i["role"], i.get("rules_role")) for i in out] == [
+        (2, "paid", None),
+        (1, "repaid", "owed"),
+    ]
+    assert memo.merged(ruled, [], at="t", text="a b") == ruled
+
+
+async def test_after_the_summary_a_models_correction_is_confirmed_and_no_classification_is_asked(
+    fake: FakeOpenAI, engine: Engine
+) -> None:
+    fake.reply_next(CLASSIFIED, reading())
+    await engine.handle(text(LOAN))
+    fake.reply_next(reading())
+    await engine.handle(text("올해 12월까지요", minutes=1))
+    fake.reply_next(reading())
+    done = await engine.handle(choice("a:evidence:no"))
+    assert done.state == "COMPLETED"
+    before = len(fake.chat_requests())
+    # the rules read no name here; the model reads the correction in the record's context
+    fake.reply_next(reading(corrections=[("counterparty", "김민호")]))
+    shown = await engine.handle(text("그 사람 말고 김민호라고 적어 주세요", minutes=3))
+    assert len(fake.chat_requests()) == before + 1  # one call: no classification after it
+    content = user_content(fake.chat_requests()[-1])
+    assert "The intake is finished" in content and "counterparty" in content
+    assert "→ 김민호" in joined(shown)
+    await engine.handle(text("네", minutes=4))
+    state = await engine.intake_state((await session_of(engine)).id)
+    assert state["facts"]["counterparty"] == "김민호"
+    assert state["provenance"]["counterparty"]["confirmed"] is True
+
+
+async def test_another_matter_is_the_models_word_in_context(
+    fake: FakeOpenAI, engine: Engine, knowledge: Knowledge
+) -> None:
+    fake.reply_next(CLASSIFIED, reading())
+    await engine.handle(text(LOAN))
+    fake.reply_next(reading())
+    await engine.handle(text("올해 12월까지요", minutes=1))
+    fake.reply_next(reading())
+    await engine.handle(choice("a:evidence:no"))
+    before = len(fake.chat_requests())
+    fake.reply_next(reading(new_matter=True))
+    reply = await engine.handle(text("그리고 회사에서 월급도 석 달째 못 받았어요", minutes=3))
+    assert len(fake.chat_requests()) == before + 1
+    assert knowledge.message("addendum_new_matter", "ko") in joined(reply)
+    state = await engine.intake_state((await session_of(engine)).id)
+    assert not any("석 달" in i["quote"] for i in state.get("memo", []))

@@ -1,0 +1,203 @@
+"""The lawyer's memo in rules mode (graphs/legal/memo.py, knowledge/memo.yaml): each dated
+clause a chronology item, each amount a money item with the role its words give, names as
+parties, steps and evidence; key fields settled by the items when a message tells several."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+from graphs.legal import memo
+from graphs.legal.summary import build_summary
+from knowledge.loader import KnowledgeError, load_knowledge
+
+NOW = datetime(2026, 11, 28, 12, tzinfo=UTC)  # a Saturday
+AT = NOW.isoformat()
+
+
+def items(knowledge, brain, text: str, sub_type: str = "LOAN") -> list[dict]:
+    reading = asyncio.run(brain.read(text, sub_type=sub_type, asked=None, now=NOW))
+    return memo.noted(knowledge, [], text, at=AT, now=NOW, reading=reading)
+
+
+def section(found: list[dict], name: str) -> list[dict]:
+    return [i for i in found if i["section"] == name]
+
+
+MONEY = [
+    # (text, [(amount, role)]) — the role from the words nearest the amount in its clause
+    (
+        "작년 3월에 친구 김민수한테 500만원 빌려줬는데 5월에 100만원 갚고 나머지 400만원은 안 갚아요",
+        [(5_000_000, "lent"), (1_000_000, "repaid"), (4_000_000, "owed")],
+    ),
+    (
+        "보험사가 80만원 준대요. 치료비는 120만원 나왔어요",
+        [(800_000, "offered"), (1_200_000, "cost")],
+    ),
+    (
+        "salary 2.8 million a month, they owe me 5.6 million",
+        [(2_800_000, "wage"), (5_600_000, "owed")],
+    ),
+    ("500만원 안보내면 엄마한테 보낸대요", [(5_000_000, "demanded")]),
+    ("9월 5일에 85만원 송금했는데 잠수탔어요", [(850_000, "paid")]),
+    ("그 사람 계좌로 30만원", [(300_000, "unclear")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MONEY)
+def test_each_amount_is_a_money_item_with_its_role(knowledge, brain, text, expected) -> None:
+    found = section(items(knowledge, brain, text), "money")
+    assert [(i["amount"], i["role"]) for i in found] == expected
+    assert all(i["quote"] in " ".join(text.split()) for i in found)
+
+
+def test_an_item_keeps_the_clause_the_time_and_is_not_yet_confirmed(knowledge, brain) -> None:
+    text = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 5월에 100만원 갚았어요"
+    found = items(knowledge, brain, text)
+    lent = next(i for i in found if i.get("role") == "lent")
+    assert lent["quote"] == "작년 3월에 친구 김민수한테 500만원 빌려줬는데"
+    assert lent["party"] == "김민수"
+    assert lent["at"] == AT and lent["confirmed"] is False
+    assert [i["id"] for i in found] == [f"m{n}" for n in range(1, len(found) + 1)]
+
+
+def test_each_dated_clause_is_a_chronology_item_dated_from_the_message(knowledge, brain) -> None:
+    text = "6월 10일에 내용증명 보냈어요. 작년 3월에 빌려줬어요. 어제 전화했어요"
+    found = items(knowledge, brain, text)
+    dates = [i["date"] for i in memo.ordered(found, "chronology")]
+    assert dates == ["2025-03", "2026-06-10", "2026-11-27"]
+
+
+def test_a_plan_or_threat_is_dated_ahead_and_marked(knowledge, brain) -> None:
+    text = "전남친 이준호가 월요일에 회사로 찾아가서 사진 뿌린다고 했어요"
+    found = items(knowledge, brain, text, "IMAGE_ABUSE")
+    (when,) = section(found, "chronology")
+    assert when["date"] == "2026-11-30" and when["planned"] is True  # next Monday
+    past = items(knowledge, brain, "월요일에 회사로 찾아왔어요", "IMAGE_ABUSE")
+    assert section(past, "chronology")[0]["date"] == "2026-11-23"
+    assert section(past, "chronology")[0]["planned"] is False
+
+
+def test_supposed_asked_or_taken_back_values_are_no_items(knowledge, brain) -> None:
+    found = items(knowledge, brain, "만약 소송하면 500만원 받을 수 있나요?", "DAMAGES")
+    assert section(found, "money") == []
+    found = items(knowledge, brain, "300만원 아니고 200만원 빌려줬어요")
+    assert [i["amount"] for i in section(found, "money")] == [2_000_000]
+
+
+def test_names_are_parties_with_their_role_never_a_role_word(knowledge, brain) -> None:
+    found = items(knowledge, brain, "전남친 이준호가 협박했어요", "IMAGE_ABUSE")
+    assert [(p["name"], p["role"]) for p in section(found, "parties")] == [
+        ("이준호", "acquaintance")
+    ]
+    found = items(knowledge, brain, "My boss Mr Park said he will pay", "WAGE_ARREARS")
+    assert [(p["name"], p["role"]) for p in section(found, "parties")] == [("Mr Park", "employer")]
+
+
+def test_steps_taken_with_their_date_unless_denied(knowledge, brain) -> None:
+    found = items(knowledge, brain, "경찰서에 9월 7일 고소했고 은행에 지급정지 신청했어요", "FRAUD")
+    assert [(s["body"], s["date"]) for s in section(found, "steps")] == [
+        ("police", "2026-09-07"),
+        ("bank", None),
+    ]
+    assert section(items(knowledge, brain, "경찰에 신고는 안 했어요", "FRAUD"), "steps") == []
+
+
+def test_evidence_is_what_they_have_not_what_was_threatened(knowledge, brain) -> None:
+    found = items(knowledge, brain, "협박 문자는 다 캡처해 뒀어요", "IMAGE_ABUSE")
+    assert "messages" in {e["kind"] for e in section(found, "evidence")}
+    found = items(knowledge, brain, "사진 뿌린다고 했어요", "IMAGE_ABUSE")
+    assert section(found, "evidence") == []
+
+
+def test_the_same_item_told_again_is_kept_once(knowledge, brain) -> None:
+    first = items(knowledge, brain, "500만원 빌려줬어요")
+    again = memo.added(first, memo.message_items(knowledge, "500만원 빌려줬어요", at=AT, now=NOW))
+    assert again == first
+
+
+def test_the_ledger_adds_up_per_role_without_plans(knowledge, brain) -> None:
+    found = items(
+        knowledge, brain, "100만원 갚았고 또 50만원 갚았어요. 다음 달에 200만원 준다고 했어요"
+    )
+    assert memo.ledger(found) == {"repaid": 1_500_000}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # several amounts: the lent one, not the last one said
+        (
+            "500만원 빌려줬는데 100만원 갚고 나머지 400만원은 안 갚아요",
+            {"amount": 5_000_000},
+        ),
+        # several dates: the lent clause's, not the letter's
+        (
+            "작년 3월에 500만원 빌려줬어요. 6월 10일에 내용증명 보냈어요",
+            {"incident_date": "2025-03"},
+        ),
+    ],
+)
+def test_key_fields_follow_the_item_of_their_role(knowledge, brain, text, expected) -> None:
+    reading = asyncio.run(brain.read(text, sub_type="LOAN", asked=None, now=NOW))
+    told = memo.message_items(knowledge, text, at=AT, now=NOW, reading=reading)
+    checked = memo.checked_keys(knowledge, "LOAN", reading.facts, told, cued=reading.cued)
+    assert {k: checked.get(k) for k in expected} == expected
+
+
+def test_a_default_placement_among_several_without_its_item_is_left_to_ask(knowledge) -> None:
+    told = [
+        {"section": "money", "amount": 1_000_000, "role": "repaid", "quote": "a"},
+        {"section": "money", "amount": 4_000_000, "role": "owed", "quote": "b"},
+    ]
+    assert memo.checked_keys(knowledge, "LOAN", {"amount": 4_000_000}, told) == {}
+    cued = memo.checked_keys(knowledge, "LOAN", {"amount": 4_000_000}, told, cued={"amount"})
+    assert cued == {"amount": 4_000_000}
+    one = memo.checked_keys(knowledge, "LOAN", {"amount": 4_000_000}, told[1:])
+    assert one == {"amount": 4_000_000}  # one amount told: nothing to choose between
+
+
+def test_the_summary_shows_the_memo_and_key_fields_point_at_items(kb, brain) -> None:
+    knowledge = kb.knowledge
+    text = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 5월에 100만원 갚았어요. 경찰에 신고했어요"
+    found = items(knowledge, brain, text)
+    state = {
+        "case_type": "CIVIL",
+        "sub_type": "LOAN",
+        "facts": {"amount": 5_000_000, "incident_date": "2025-03", "counterparty": "김민수"},
+        "provenance": {"amount": {"quote": text, "at": AT, "confirmed": True}},
+        "memo": found,
+    }
+    summary = build_summary(kb, state, "ko", today=NOW.date())
+    detail = summary["structured"]["facts_detail"]
+    lent = next(i for i in found if i.get("role") == "lent")
+    assert detail["amount"]["item"] == lent["id"]
+    assert detail["counterparty"]["item"].startswith("m")
+    shown = {i["id"]: i for i in summary["structured"]["memo"]}
+    assert shown[lent["id"]]["confirmed"] is True  # confirmed with its key field
+    text_out = summary["text"]
+    for title in ("[시간순 경위]", "[금전 내역]", "[관련 인물·기관]", "[취한 조치]"):
+        assert title in text_out
+    assert "5,000,000원 — 빌려준 돈 · 김민수" in text_out
+    assert text_out.index("2025-03 «") < text_out.index("2026-05 «")
+    english = build_summary(kb, state, "en", today=NOW.date())["text"]
+    assert "[Money]" in english and "KRW 1,000,000 — repaid" in english
+
+
+def test_a_key_role_outside_the_sub_types_fields_is_refused(tmp_path: Path) -> None:
+    source = Path(__file__).resolve().parents[1] / "knowledge"
+    for path in source.glob("*.yaml"):
+        (tmp_path / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    data = yaml.safe_load((tmp_path / "memo.yaml").read_text(encoding="utf-8"))
+    data["key_roles"]["ASSAULT"] = {"amount": ["cost"]}
+    (tmp_path / "memo.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), "utf-8")
+    with pytest.raises(KnowledgeError, match="ASSAULT.amount"):
+        load_knowledge(tmp_path)
+    data["key_roles"] = {"LOAN": {"amount": ["borrowed"]}}
+    (tmp_path / "memo.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), "utf-8")
+    with pytest.raises(KnowledgeError, match="unknown roles"):
+        load_knowledge(tmp_path)
