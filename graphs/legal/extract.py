@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -409,79 +409,108 @@ class FactExtractor:
     def parse_answer(
         self, spec: FieldSpec, text: str, *, now: datetime, tagged: Any = None
     ) -> tuple[Any, str | None]:
-        """Normalise `text` as the answer to a field: (value, None) or (None, reason code)."""
+        """Normalise `text` as the answer to a field: (value, None) or (None, reason code).
+        One reader per kind of value (`_ANSWER_READERS`); a text field takes the words."""
         if tagged is not None:
             return self._check(spec, tagged, now=now)
         stripped = text.strip()
-        lowered = stripped.lower()
-        if spec.kind == "amount":
-            found = normalize.find_amounts(stripped)
-            value = found[-1].value if found else normalize.parse_amount(stripped)
-            return (
-                self._check(spec, value, now=now)
-                if value is not None
-                else (None, "amount_unparsed")
-            )
-        if spec.kind == "date":
-            if any(word in lowered for word in self._ongoing):
-                return "ongoing", None
-            ahead = spec.allow_future
-            found = normalize.find_dates(stripped, now=now, allow_future=ahead)
-            value = (
-                found[-1].value
-                if found
-                else normalize.parse_date(stripped, now=now, allow_future=ahead)
-            )
-            return (
-                self._check(spec, value, now=now) if value is not None else (None, "date_unparsed")
-            )
-        if spec.kind == "yesno":
-            # The field's own phrases first: "네 못받았어요" to "퇴직금도 받지 못하셨나요?" says
-            # it is unpaid, whatever a leading 네 or a trailing 받았어요 says on its own.
-            phrases = spec.says + spec.answers
-            value = normalize.phrase_polarity(lowered, true=phrases.affirm, false=phrases.deny)
-            if value is None:
-                value = normalize.parse_yes_no(stripped, yes=self._yes, no=self._no)
-            return (value, None) if value is not None else (None, "yesno")
-        if spec.kind == "choice":
-            matches = self.match_options(spec, lowered)
-            if len(matches) == 2:
-                matches = self._head_option(spec, lowered, matches)
-            # Two options named ("피해자인데 고소를 당했어요") is no answer: asked again with
-            # buttons rather than the first one taken.
-            return (matches[0], None) if len(matches) == 1 else (None, "choice")
-        if spec.kind == "multi_choice":
-            matches = self.match_options(spec, lowered)
-            return (matches, None) if matches else (None, "choice")
-        if spec.kind == "int" and spec.unit in _DAY_UNITS:
-            value = normalize.parse_days(stripped)
-            return self._check(spec, value, now=now) if value is not None else (None, "int")
-        if spec.kind == "int":
-            value = normalize.parse_int(stripped)
-            listed = self._count_people(stripped)
-            if listed >= 2:
-                # "엄마랑 저랑 남동생이요" is three; a count that disagrees with the list
-                # ("엄마랑 저랑 동생 둘") is not taken on either reading.
-                if value is not None and value != listed:
-                    return None, "int"
-                value = listed
-            if (
-                value is None
-                and spec.says.deny
-                and normalize.phrase_polarity(lowered, true=[], false=spec.says.deny) is False
-            ):
-                value = 0  # "no kids", "아이는 없어요"
-            if value is None and spec.minimum == 0 and self._says_none(stripped):
-                value = 0
-            return self._check(spec, value, now=now) if value is not None else (None, "int")
-        if spec.kind == "decimal":
-            value = normalize.parse_decimal(stripped)
-            return self._check(spec, value, now=now) if value is not None else (None, "decimal")
-        if spec.kind == "duration":
-            value = normalize.parse_duration_months(stripped)
-            if value is None:
-                value = self._months_since(stripped, now=now)
-            return self._check(spec, value, now=now) if value is not None else (None, "duration")
+        reader = _ANSWER_READERS.get(spec.kind, FactExtractor._text_answer)
+        return reader(self, spec, stripped, stripped.lower(), now)
+
+    # --- the answer readers, one per kind of value ---------------------------------------------
+
+    def _checked_or(
+        self, spec: FieldSpec, value: Any, reason: str, now: datetime
+    ) -> tuple[Any, str | None]:
+        return self._check(spec, value, now=now) if value is not None else (None, reason)
+
+    def _amount_answer(
+        self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
+    ) -> tuple[Any, str | None]:
+        found = normalize.find_amounts(stripped)
+        value = found[-1].value if found else normalize.parse_amount(stripped)
+        return self._checked_or(spec, value, "amount_unparsed", now)
+
+    def _date_answer(
+        self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
+    ) -> tuple[Any, str | None]:
+        if any(word in lowered for word in self._ongoing):
+            return "ongoing", None
+        ahead = spec.allow_future
+        found = normalize.find_dates(stripped, now=now, allow_future=ahead)
+        value = (
+            found[-1].value
+            if found
+            else normalize.parse_date(stripped, now=now, allow_future=ahead)
+        )
+        return self._checked_or(spec, value, "date_unparsed", now)
+
+    def _yesno_answer(
+        self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
+    ) -> tuple[Any, str | None]:
+        # The field's own phrases first: "네 못받았어요" to "퇴직금도 받지 못하셨나요?" says
+        # it is unpaid, whatever a leading 네 or a trailing 받았어요 says on its own.
+        phrases = spec.says + spec.answers
+        value = normalize.phrase_polarity(lowered, true=phrases.affirm, false=phrases.deny)
+        if value is None:
+            value = normalize.parse_yes_no(stripped, yes=self._yes, no=self._no)
+        return (value, None) if value is not None else (None, "yesno")
+
+    def _choice_answer(
+        self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
+    ) -> tuple[Any, str | None]:
+        matches = self.match_options(spec, lowered)
+        if len(matches) == 2:
+            matches = self._head_option(spec, lowered, matches)
+        # Two options named ("피해자인데 고소를 당했어요") is no answer: asked again with
+        # buttons rather than the first one taken.
+        return (matches[0], None) if len(matches) == 1 else (None, "choice")
+
+    def _multi_answer(
+        self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
+    ) -> tuple[Any, str | None]:
+        matches = self.match_options(spec, lowered)
+        return (matches, None) if matches else (None, "choice")
+
+    def _int_answer(
+        self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
+    ) -> tuple[Any, str | None]:
+        if spec.unit in _DAY_UNITS:
+            return self._checked_or(spec, normalize.parse_days(stripped), "int", now)
+        value = normalize.parse_int(stripped)
+        listed = self._count_people(stripped)
+        if listed >= 2:
+            # "엄마랑 저랑 남동생이요" is three; a count that disagrees with the list
+            # ("엄마랑 저랑 동생 둘") is not taken on either reading.
+            if value is not None and value != listed:
+                return None, "int"
+            value = listed
+        if (
+            value is None
+            and spec.says.deny
+            and normalize.phrase_polarity(lowered, true=[], false=spec.says.deny) is False
+        ):
+            value = 0  # "no kids", "아이는 없어요"
+        if value is None and spec.minimum == 0 and self._says_none(stripped):
+            value = 0
+        return self._checked_or(spec, value, "int", now)
+
+    def _decimal_answer(
+        self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
+    ) -> tuple[Any, str | None]:
+        return self._checked_or(spec, normalize.parse_decimal(stripped), "decimal", now)
+
+    def _duration_answer(
+        self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
+    ) -> tuple[Any, str | None]:
+        value = normalize.parse_duration_months(stripped)
+        if value is None:
+            value = self._months_since(stripped, now=now)
+        return self._checked_or(spec, value, "duration", now)
+
+    def _text_answer(
+        self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
+    ) -> tuple[Any, str | None]:
         if (
             is_meaningless(stripped)
             or self._says_unknown(lowered)
@@ -581,32 +610,56 @@ class FactExtractor:
         clauses: tuple[Clause, ...],
     ) -> list[Value]:
         """Every value of the sub-type's fields the message gives, in the order read (a later
-        telling of a field wins), each with its field or the role that keeps it out.
+        telling of a field wins), each with its field or the role that keeps it out: one finder
+        per kind of value (`_FINDERS`), each reading the same scope.
 
         Amounts, dates and counts are read in the whole `text` and those in a supposition get
         that role; options, phrases and names are read in `plain` (suppositions blanked).
         """
         k2 = self.knowledge.k2
-        specs = {key: k2.field(sub_type, key) for key in self.field_keys(sub_type)}
-        lowered, plain_lowered = text.lower(), plain.lower()
-        supposed = [c for c in clauses if c.supposes]
+        scope = _Scope(
+            text=text,
+            plain=plain,
+            lowered=text.lower(),
+            plain_lowered=plain.lower(),
+            specs={key: k2.field(sub_type, key) for key in self.field_keys(sub_type)},
+            sub_type=sub_type,
+            asked=asked,
+            now=now,
+            supposed=[c for c in clauses if c.supposes],
+        )
+        return [value for finder in _FINDERS for value in finder(self, scope)]
+
+    def _placed(
+        self, scope: _Scope, kind: str, value: Any, span: tuple[int, int], key: str, **more: Any
+    ) -> Value:
+        """A value placed in field `key`, supposed when its clause supposes."""
+        role = Role.SUPPOSED if any(c.holds(span) for c in scope.supposed) else Role.FACT
+        cued = more.pop("cued", False) and role is Role.FACT
+        return Value(
+            kind=kind,
+            value=value,
+            span=span,
+            field=key,
+            role=role,
+            cued=cued,
+            said=scope.text[span[0] : span[1]],
+            approx=self._approx_at(scope.lowered, *span),
+            **more,
+        )
+
+    def _spanned_values(self, scope: _Scope) -> list[Value]:
+        """Amounts and dates, each placed by its field's cue, the asked field or the primary
+        field of its kind; taken back, supposed or of another event they get that role."""
+        text, lowered, specs, asked, now = (
+            scope.text,
+            scope.lowered,
+            scope.specs,
+            scope.asked,
+            scope.now,
+        )
+        supposed = scope.supposed
         values: list[Value] = []
-
-        def placed(kind: str, value: Any, span: tuple[int, int], key: str, **more: Any) -> Value:
-            role = Role.SUPPOSED if any(c.holds(span) for c in supposed) else Role.FACT
-            cued = more.pop("cued", False) and role is Role.FACT
-            return Value(
-                kind=kind,
-                value=value,
-                span=span,
-                field=key,
-                role=role,
-                cued=cued,
-                said=text[span[0] : span[1]],
-                approx=self._approx_at(lowered, *span),
-                **more,
-            )
-
         # A date without a year lies in the past, unless its field allows the future: then the
         # same span is read again with the message's year.
         ahead = (
@@ -668,7 +721,8 @@ class FactExtractor:
                     values.append(Value(kind, match.value, span, fields=tuple(fields), said=said))
                     continue
                 values.append(
-                    placed(
+                    self._placed(
+                        scope,
                         kind,
                         checked,
                         span,
@@ -679,6 +733,19 @@ class FactExtractor:
                         alternatives=self._readings(specs[key], readings, now=now),
                     )
                 )
+        return values
+
+    def _counted_values(self, scope: _Scope) -> list[Value]:
+        """Counts and lengths of time, only next to a field's cue ("결혼한 지 10년", "애가 둘",
+        "married 3 years"): a bare number in a story is no fact."""
+        text, lowered, specs, asked, now = (
+            scope.text,
+            scope.lowered,
+            scope.specs,
+            scope.asked,
+            scope.now,
+        )
+        values: list[Value] = []
         for kind, finder in (
             ("int", normalize.find_ints),
             ("days", normalize.find_days),
@@ -703,7 +770,8 @@ class FactExtractor:
                     checked, invalid = self._check(specs[key], match.value, now=now)
                     if invalid is None:
                         values.append(
-                            placed(
+                            self._placed(
+                                scope,
                                 specs[key].kind,
                                 checked,
                                 (match.start, match.end),
@@ -712,67 +780,93 @@ class FactExtractor:
                                 confidence=CUED,
                             )
                         )
-        whole = {"span": None, "said": "", "role": Role.FACT}
-        for key, spec in specs.items():
-            if key != asked and spec.kind == "int" and spec.says.deny:
-                if normalize.phrase_polarity(plain_lowered, true=[], false=spec.says.deny) is False:
-                    values.append(Value("int", 0, field=key, fields=(key,), **whole))
-        for key, spec in specs.items():
+        return values
+
+    def _zero_values(self, scope: _Scope) -> list[Value]:
+        """A count said to be none by its field's own words ("no kids", "아이는 없어요")."""
+        values = []
+        for key, spec in scope.specs.items():
+            if key != scope.asked and spec.kind == "int" and spec.says.deny:
+                said = normalize.phrase_polarity(scope.plain_lowered, true=[], false=spec.says.deny)
+                if said is False:
+                    values.append(Value("int", 0, field=key, fields=(key,), **_WHOLE))
+        return values
+
+    def _option_values(self, scope: _Scope) -> list[Value]:
+        """A choice named in the message, where the field's cue is said too (when it has one)."""
+        values = []
+        for key, spec in scope.specs.items():
             if (
-                key == asked
+                key == scope.asked
                 or spec.kind not in ("choice", "multi_choice")
                 or key == "evidence_type"
             ):
                 continue
-            if spec.cues and not any(cue.lower() in plain_lowered for cue in spec.cues):
+            if spec.cues and not any(cue.lower() in scope.plain_lowered for cue in spec.cues):
                 continue  # "my brother took everything" names no one who died
-            matches = self.match_options(spec, plain_lowered)
+            matches = self.match_options(spec, scope.plain_lowered)
             if matches and spec.kind == "choice" and len(matches) == 1:
-                values.append(Value("choice", matches[0], field=key, fields=(key,), **whole))
+                values.append(Value("choice", matches[0], field=key, fields=(key,), **_WHOLE))
             elif matches and spec.kind == "multi_choice":  # "바람을 피워서" -> grounds: affair
-                values.append(Value("multi_choice", matches, field=key, fields=(key,), **whole))
-        for key, spec in specs.items():
-            if spec.kind == "yesno" and key != asked and (spec.says.affirm or spec.says.deny):
+                values.append(Value("multi_choice", matches, field=key, fields=(key,), **_WHOLE))
+        return values
+
+    def _phrase_values(self, scope: _Scope) -> list[Value]:
+        """A yes or no said by a field's own phrases ("퇴직금은 받았어요")."""
+        values = []
+        for key, spec in scope.specs.items():
+            if spec.kind == "yesno" and key != scope.asked and (spec.says.affirm or spec.says.deny):
                 said = normalize.phrase_polarity(
-                    plain_lowered, true=spec.says.affirm, false=spec.says.deny
+                    scope.plain_lowered, true=spec.says.affirm, false=spec.says.deny
                 )
                 if said is not None:
-                    values.append(Value("yesno", said, field=key, fields=(key,), **whole))
-        if "evidence" in specs:
-            kinds = self.match_options(k2.field(sub_type, "evidence_type"), plain_lowered)
-            if kinds:
-                values.append(Value("yesno", True, field="evidence", fields=("evidence",), **whole))
-                if "evidence_type" in specs or asked == "evidence":
-                    values.append(
-                        Value(
-                            "multi_choice",
-                            kinds,
-                            field="evidence_type",
-                            fields=("evidence_type",),
-                            **whole,
-                        )
-                    )
-            elif _NO_EVIDENCE.search(plain):
-                values.append(
-                    Value("yesno", False, field="evidence", fields=("evidence",), **whole)
-                )
-        if "counterparty" in specs and asked != "counterparty":
-            name = self._counterparty_name(plain)
-            if name:  # named beside its role word ("집주인 정미경", "OO건설"): cued
+                    values.append(Value("yesno", said, field=key, fields=(key,), **_WHOLE))
+        return values
+
+    def _evidence_values(self, scope: _Scope) -> list[Value]:
+        """Evidence named (a yes, and its kinds) or denied."""
+        specs, values = scope.specs, []
+        if "evidence" not in specs:
+            return values
+        kinds = self.match_options(
+            self.knowledge.k2.field(scope.sub_type, "evidence_type"), scope.plain_lowered
+        )
+        if kinds:
+            values.append(Value("yesno", True, field="evidence", fields=("evidence",), **_WHOLE))
+            if "evidence_type" in specs or scope.asked == "evidence":
                 values.append(
                     Value(
-                        "name",
-                        name,
-                        span=None,
-                        field="counterparty",
-                        fields=("counterparty",),
-                        role=Role.FACT,
-                        confidence=CUED,
-                        cued=True,
-                        said=name,
+                        "multi_choice",
+                        kinds,
+                        field="evidence_type",
+                        fields=("evidence_type",),
+                        **_WHOLE,
                     )
                 )
+        elif _NO_EVIDENCE.search(scope.plain):
+            values.append(Value("yesno", False, field="evidence", fields=("evidence",), **_WHOLE))
         return values
+
+    def _name_values(self, scope: _Scope) -> list[Value]:
+        """The other party named beside its role word ("집주인 정미경", "OO건설"): cued."""
+        if "counterparty" not in scope.specs or scope.asked == "counterparty":
+            return []
+        name = self._counterparty_name(scope.plain)
+        if not name:
+            return []
+        return [
+            Value(
+                "name",
+                name,
+                span=None,
+                field="counterparty",
+                fields=("counterparty",),
+                role=Role.FACT,
+                confidence=CUED,
+                cued=True,
+                said=name,
+            )
+        ]
 
     def _approx_at(self, lowered: str, start: int, end: int) -> bool:
         """Whether a value at this span is given as approximate ("약 300만원", "6월쯤")."""
@@ -890,3 +984,49 @@ class FactExtractor:
             if kind not in seen and cue in lowered:
                 seen[kind] = cue
         return tuple({"kind": kind, "cue": cue} for kind, cue in seen.items())
+
+
+# One reader per kind of value a field takes (rasa-sdk's `validate_<slot>` per slot is the
+# model): K2's `kind` picks it; a kind not listed is read as words.
+_ANSWER_READERS = {
+    "amount": FactExtractor._amount_answer,
+    "date": FactExtractor._date_answer,
+    "yesno": FactExtractor._yesno_answer,
+    "choice": FactExtractor._choice_answer,
+    "multi_choice": FactExtractor._multi_answer,
+    "int": FactExtractor._int_answer,
+    "decimal": FactExtractor._decimal_answer,
+    "duration": FactExtractor._duration_answer,
+    "text": FactExtractor._text_answer,
+}
+
+
+_WHOLE: dict[str, Any] = {"span": None, "said": "", "role": Role.FACT}  # read from the whole text
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What every finder of `FactExtractor._values` reads: the message, with its suppositions
+    blanked (`plain`), the sub-type's fields, the field asked, the clauses that suppose."""
+
+    text: str
+    plain: str
+    lowered: str
+    plain_lowered: str
+    specs: dict[str, FieldSpec]
+    sub_type: str
+    asked: str | None
+    now: datetime
+    supposed: list[Clause]
+
+
+# The finders of values in free text, one per kind of value, in the order they are read.
+_FINDERS = (
+    FactExtractor._spanned_values,
+    FactExtractor._counted_values,
+    FactExtractor._zero_values,
+    FactExtractor._option_values,
+    FactExtractor._phrase_values,
+    FactExtractor._evidence_values,
+    FactExtractor._name_values,
+)
