@@ -66,7 +66,8 @@ async def collect(
         record = await repo.case_record(engine=engine, session=session)
         record["alerts"] = alerts.get(session.id, [])
         record["deadlines"] = deadlines_of(record) if deadlines_of else []
-        record["urgent"] = any(d["urgent"] for d in record["deadlines"])
+        # urgent: a deadline close by, or a safety alert raised in the conversation
+        record["urgent"] = any(d["urgent"] for d in record["deadlines"]) or bool(record["alerts"])
         state = await intake_state(session.id) if intake_state is not None else {}
         said = state or (record["structured"] or {})
         rows.append(
@@ -123,12 +124,12 @@ def render(rows: list[dict[str, Any]], fmt: str) -> str:
             if row["alerts"]:
                 codes = ", ".join(f"{a['code']} ({a['at'][:16]})" for a in row["alerts"])
                 parts.append(f"- ⚠️ safety alerts: {codes}")
-            if row["urgent"]:
-                soon = ", ".join(
-                    f"{d['label']} {d['due']} ({d['days_left']}d)"
-                    for d in row["deadlines"]
-                    if d["urgent"]
-                )
+            soon = ", ".join(
+                f"{d['label']} {d['due']} ({d['days_left']}d)"
+                for d in row["deadlines"]
+                if d["urgent"]
+            )
+            if soon:
                 parts.append(f"- ⏰ deadline soon: {soon}")
             if row["missing_fields"]:
                 parts.append(f"- missing: {', '.join(row['missing_fields'])}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from bot.engine import Engine
-from bot.export import collect
+from bot.export import collect, render
 from graphs.legal.changes import name_corrections
 from tests.test_hardening import choice, graph_values, joined, text
 
@@ -96,3 +96,25 @@ async def test_the_export_carries_the_memo_with_roles_and_quotes(engine: Engine)
     assert row["structured"]["facts_detail"]["amount"]["item"] == lent["id"]
     assert "[금전 내역]" in row["summary_text"]
     assert json.dumps(row, ensure_ascii=False)  # plain JSON all through
+
+
+async def test_a_conversation_with_a_safety_alert_is_exported_as_urgent(engine: Engine) -> None:
+    reply = await engine.handle(text("남편이 지금 칼을 들고 위협하고 있어요 이혼하고 싶어요"))
+    assert reply.alerts
+    rows = await collect(engine=engine.records, include_open=True, intake_state=engine.intake_state)
+    (row,) = rows
+    assert row["alerts"] and row["urgent"] is True
+    assert "⏰" not in render(rows, "md")  # urgent for its alert, not for a deadline
+
+
+async def test_a_threatened_photo_is_no_evidence_and_its_day_no_incident_date(
+    engine: Engine,
+) -> None:
+    await engine.handle(
+        text("전남친이 월요일에 회사로 찾아가서 사진 뿌린다고 했어요. 돈 안 보내면 다 올린대요")
+    )
+    values = await graph_values(engine)
+    assert "evidence" not in values["facts"] and "evidence_type" not in values["facts"]
+    assert "incident_date" not in values["facts"]
+    (when,) = [i for i in values["memo"] if i["section"] == "chronology"]
+    assert when["planned"] is True and when["date"] == "2026-11-23"  # the coming Monday

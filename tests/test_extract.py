@@ -547,3 +547,37 @@ def test_an_option_said_in_other_endings_is_read_by_its_lemmas(
 ) -> None:
     spec = knowledge.k2.field("DIVORCE", "custody_wish")
     assert extractor.match_options(spec, text.lower()) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "kept"),
+    [
+        ("네 지금도 계속돼요", False),  # a yes with a verb names no one (tester tG-set)
+        ("네 계속 따라와요", False),
+        ("아니요", False),
+        ("네 김민수요", True),
+        ("네 회사 동료예요", True),
+        ("아니요 모르는 사람이에요", True),  # a stranger: what there is to say of the party
+        ("전남친 이준호요", True),
+    ],
+)
+def test_a_yes_or_no_sentence_is_no_name_for_a_party(
+    extractor: FactExtractor, knowledge: Knowledge, answer: str, kept: bool
+) -> None:
+    spec = knowledge.k2.field("STALKING", "counterparty")
+    value, reason = extractor.parse_answer(spec, answer, now=NOVEMBER)
+    assert (value == answer) is kept and (reason is None) is kept
+
+
+def test_a_record_only_threatened_is_no_evidence(extractor: FactExtractor) -> None:
+    said = extractor.read(
+        "전남친이 사진 뿌린다고 했어요", sub_type="IMAGE_ABUSE", asked=None, now=NOVEMBER
+    )
+    assert "evidence" not in said.facts and "evidence_type" not in said.facts
+    kept = extractor.read(
+        "사진 뿌린다고 협박해서 카톡 다 캡처해뒀어요",
+        sub_type="IMAGE_ABUSE",
+        asked=None,
+        now=NOVEMBER,
+    )
+    assert kept.facts.get("evidence") is True and "messages" in kept.facts["evidence_type"]

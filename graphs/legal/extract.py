@@ -30,8 +30,11 @@ from graphs.common.reading import (
     clause_about,
     clause_acts,
 )
+from graphs.common.text import clauses as clauses_of
 from graphs.common.text import is_meaningless, sentence_spans
 from graphs.legal import names
+from graphs.legal.memo import tells_plan
+from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
 
@@ -517,6 +520,15 @@ class FactExtractor:
             or _only_values(stripped, now=now)
         ):
             return None, "text"  # nothing, or only a date/amount/number where words are asked for
+        if (
+            spec.short
+            and normalize.parse_yes_no(stripped, yes=self._yes, no=self._no) is not None
+            and self._counterparty_name(stripped) is None
+            and not names.named(stripped)
+            and not any(names.plausible_name(w) for w in _NAME_WORD.findall(stripped))
+            and (_ends_in_verb(stripped) or len(stripped.split()) == 1)
+        ):
+            return None, "text"  # "네 지금도 계속돼요" names no one: it answers something else
         return stripped[:MAX_TEXT_ANSWER], None
 
     def match_options(self, spec: FieldSpec, lowered: str) -> list[str]:
@@ -828,9 +840,11 @@ class FactExtractor:
         specs, values = scope.specs, []
         if "evidence" not in specs:
             return values
-        kinds = self.match_options(
-            self.knowledge.k2.field(scope.sub_type, "evidence_type"), scope.plain_lowered
-        )
+        # A record only threatened ("사진 뿌린다고 했어요") is no evidence the person has.
+        kept = " ".join(
+            c for c in clauses_of(scope.plain) if not tells_plan(self.knowledge, c)
+        ).lower()
+        kinds = self.match_options(self.knowledge.k2.field(scope.sub_type, "evidence_type"), kept)
         if kinds:
             values.append(Value("yesno", True, field="evidence", fields=("evidence",), **_WHOLE))
             if "evidence_type" in specs or scope.asked == "evidence":
@@ -1001,6 +1015,16 @@ _ANSWER_READERS = {
 }
 
 
+def _ends_in_verb(text: str) -> bool:
+    """Whether a Korean answer's last predicate is a verb or an adjective ("지금도 계속돼요"),
+    not the copula of a noun phrase ("모르는 사람이에요")."""
+    verbs = ("VV", "VA", "XSV", "XSA")  # 계속되다: a noun made a verb by its suffix
+    predicates = [t.tag for t in get_kiwi().tokenize(text) if t.tag.startswith((*verbs, "VC"))]
+    return bool(predicates) and predicates[-1].startswith(verbs)
+
+
+# A full Korean name standing alone in an answer ("네 김민수요"): surname and given name.
+_NAME_WORD = re.compile(rf"(?<![가-힣]){names.SURNAME}[가-힣]{{2}}(?=요|이요|예요|이에요|\s|$)")
 _WHOLE: dict[str, Any] = {"span": None, "said": "", "role": Role.FACT}  # read from the whole text
 
 

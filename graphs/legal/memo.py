@@ -196,6 +196,11 @@ def evidence_said(kn: Knowledge, kind: str, words: str) -> bool:
     )
 
 
+def tells_plan(kn: Knowledge, clause: str) -> bool:
+    """Whether a clause tells a plan or a threat ahead by its words (memo.yaml `planned`)."""
+    return _says(kn.memo.planned, " ".join(clause.lower().split()))
+
+
 def _word_in(word: str, lowered: str) -> bool:
     """A synonym in the clause: anywhere for Korean, as whole words for English."""
     if re.search(r"[가-힣]", word):
@@ -358,9 +363,18 @@ def checked_keys(
     roles = kn.memo.key_roles.get(sub_type, {})
     money = [i for i in items if i["section"] == "money" and not i.get("planned")]
     dated = [i for i in items if i["section"] == "chronology" and not i.get("planned")]
+    ahead = {i["date"] for i in items if i["section"] == "chronology" and i.get("planned")}
     out = dict(found)
+    for key, value in found.items():
+        # "월요일에 회사로 찾아가서 사진 뿌린다고": a day told of a plan or threat is no date of
+        # what happened (a field that may lie ahead takes the plan's own date)
+        spec = kn.k2.field(sub_type, key) if key in kn.k2.fields else None
+        if spec is None or spec.kind != "date" or key in cued or not ahead:
+            continue
+        if value not in {i["date"] for i in dated} and not (spec.allow_future and value in ahead):
+            del out[key]
     for key, wanted in roles.items():
-        if key not in found:
+        if key not in out:
             continue
         amount = kn.k2.fields[key].kind == "amount"
         if len({i["amount"] for i in money} if amount else {i["date"] for i in dated}) <= 1:
