@@ -214,3 +214,45 @@ async def test_another_matter_is_the_models_word_in_context(
     assert knowledge.message("addendum_new_matter", "ko") in joined(reply)
     state = await engine.intake_state((await session_of(engine)).id)
     assert not any("석 달" in i["quote"] for i in state.get("memo", []))
+
+
+async def test_a_memo_item_corrected_in_context_is_confirmed_old_to_new(
+    fake: FakeOpenAI, engine: Engine
+) -> None:
+    fake.reply_next(CLASSIFIED, reading())
+    await engine.handle(text(LOAN))
+    fake.reply_next(reading())
+    await engine.handle(text("올해 12월까지요", minutes=1))
+    fake.reply_next(reading())
+    await engine.handle(choice("a:evidence:no"))
+    state = await engine.intake_state((await session_of(engine)).id)
+    (lent,) = [i for i in state["memo"] if i["section"] == "chronology" and not i["planned"]]
+    assert lent["date"] == "2025-03"
+    content_before = len(fake.chat_requests())
+    fake.reply_next(reading(corrections=[(lent["id"], "재작년"), ("m99", "재작년")]))
+    shown = await engine.handle(text("아 빌려준 건 재작년이에요", minutes=3))
+    assert len(fake.chat_requests()) == content_before + 1
+    assert "2025-03 → 2024-03" in joined(shown)
+    await engine.handle(text("네", minutes=4))
+    state = await engine.intake_state((await session_of(engine)).id)
+    fixed = next(i for i in state["memo"] if i["id"] == lent["id"])
+    assert (fixed["date"], fixed["was"], fixed["confirmed"]) == ("2024-03", "2025-03", True)
+    assert "2024-03 «" in state["summary"]["text"]
+
+
+def test_an_item_fix_reads_the_value_with_the_items_own_reader(knowledge: Knowledge) -> None:
+    items = [
+        {"id": "m1", "section": "chronology", "date": "2026-06-10", "quote": "6월 10일에"},
+        {"id": "m2", "section": "money", "amount": 300_000, "quote": "30만원 받았어요"},
+        {"id": "m3", "section": "parties", "name": "박정우", "quote": "박정우"},
+        {"id": "m4", "section": "steps", "body": "police", "quote": "신고"},
+    ]
+    fix = memo.item_fix
+    assert fix(knowledge, items, "m1", "작년이고요", now=NOW)["new"] == "2025-06-10"
+    assert fix(knowledge, items, "m1", "6월 12일", now=NOW)["new"] == "2026-06-12"
+    assert fix(knowledge, items, "m2", "50만원이었어요", now=NOW)["new"] == 500_000
+    assert fix(knowledge, items, "m3", "박정훈이에요", now=NOW)["new"] == "박정훈"
+    assert fix(knowledge, items, "m2", "30만원", now=NOW) is None  # the same value
+    assert fix(knowledge, items, "m4", "경찰", now=NOW) is None  # no value to correct
+    assert fix(knowledge, items, "m9", "작년", now=NOW) is None
+    assert fix(knowledge, items, "m2", "잘 모르겠어요", now=NOW) is None

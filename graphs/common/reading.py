@@ -112,6 +112,9 @@ class Reading:
     # whether it found the message to be about another matter (None: not asked).
     items: tuple[dict[str, Any], ...] = ()
     new_matter: bool | None = None
+    # Corrections of memo items a model read: {"item": "m9", "said": "작년이고요"} (the words
+    # are the message's; the nodes read the value with the item's own reader).
+    item_fixes: tuple[dict[str, str], ...] = ()
 
     # --- what the nodes decide from ---------------------------------------------------------
 

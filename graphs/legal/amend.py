@@ -29,6 +29,7 @@ from graphs.legal.llm_summary import still_true
 from graphs.legal.nodes import (
     asked_along,
     converse,
+    item_fixes,
     merge_facts,
     name_fixes,
     read_context,
@@ -104,11 +105,14 @@ async def amend(
     # listed for the lawyer whatever else the message does.
     _, asked = asked_along(kn, sub_type, ex, lang, values.get("questions", []), whole=True)
     listed = {"questions": asked} if asked != values.get("questions", []) else {}
+    proposed += item_fixes(kn, memo, ex, ctx.now)
     if proposed:
         # Shown to confirm; the message itself is kept for the lawyer whatever the answer.
         proposed = [p | {"quote": text[:160]} for p in proposed]
         updates = {"proposed": proposed, "addenda": _added(values, text, at), **listed, **told}
-        return updates, [prompts.confirm_changes(kn, sub_type, proposed, lang)]
+        return updates, [
+            prompts.confirm_changes(kn, sub_type, proposed, lang, told.get("memo", memo))
+        ]
     talk = converse(kn, sub_type, text, lang, values)  # type: ignore[arg-type]
     if talk is not None:
         messages, questions = talk
@@ -174,9 +178,11 @@ def _settle(
     facts = dict(values.get("facts", {}))
     corrections = list(values.get("corrections", []))
     before = dict(facts)
+    quote = proposed[0].get("quote", "")
+    items = [p for p in proposed if legal_memo.is_item(p["field"])]
+    proposed = [p for p in proposed if not legal_memo.is_item(p["field"])]
     changes = merge_facts(facts, {p["field"]: p["new"] for p in proposed}, corrections)
     added = [p["field"] for p in proposed if before.get(p["field"]) is None]
-    quote = proposed[0].get("quote", "")
     story = told_story.told(values.get("story", []), quote, at=at, carries=True)
     facts["action_description"] = told_story.account(values.get("description", ""), story)
     updates: dict[str, Any] = {
@@ -198,6 +204,11 @@ def _settle(
         ),
         "story": story,
     }
+    if items:  # memo items corrected: the new value, confirmed, the old kept beside it
+        updates["memo"] = legal_memo.with_fixes(values.get("memo", []), items)
+        updates["amendments"] += [
+            {"field": p["field"], "old": p["old"], "new": p["new"], "at": at} for p in items
+        ]
     summary = _rebuilt(ctx, values, updates)
     updates["summary"] = summary
     return updates, [prompts.say(kn, lang, "amended"), prompts.message(summary["text"])]

@@ -390,3 +390,81 @@ def checked_keys(
         elif key not in cued:
             del out[key]  # a default placement among several: unsure, so asked
     return out
+
+
+# --- corrections of memo items -----------------------------------------------------------------
+
+ITEM = "memo:"  # a proposed change's field naming a memo item ("memo:m9"), not a key field
+_VALUE_OF = {"chronology": "date", "money": "amount", "parties": "name"}
+
+
+def is_item(field: str) -> bool:
+    """Whether a proposed change (or an aside) is of a memo item, not of a key field."""
+    return field.startswith(ITEM)
+
+
+def item_fix(
+    kn: Knowledge, memo: list[dict[str, Any]], item_id: str, said: str, *, now: datetime
+) -> dict[str, Any] | None:
+    """A proposed change of a memo item from the words of a correction, read with the rules'
+    reader of the item's kind: a date ("작년이고요" keeps the recorded month and day, a day
+    without its year keeps the recorded year), an amount, a name. None when the words give no
+    such value or the same one."""
+    item = next((i for i in memo if i.get("id") == item_id), None)
+    if item is None or item["section"] not in _VALUE_OF:
+        return None
+    key = _VALUE_OF[item["section"]]
+    old = item.get(key)
+    lowered = " ".join(said.lower().split())
+    if key == "date":
+        found = find_dates(lowered, now=now, allow_future=bool(item.get("planned")))
+        if len(found) != 1 or not isinstance(old, str):
+            return None
+        new = found[0].value
+        if len(new) == 4 and len(old) > 4:
+            new = new + old[4:]  # the year said, the month and day kept
+        elif len(new) > 4 and not re.search(r"\d{4}|년|year", lowered):
+            new = old[:4] + new[4:]  # a day said without its year keeps the recorded year
+    elif key == "amount":
+        amounts = find_amounts(lowered)
+        if len(amounts) != 1:
+            return None
+        new = amounts[0].value
+    else:
+        named = people(said, kn)
+        if not named:
+            return None
+        new = named[0][0]
+    if new == old:
+        return None
+    return {"field": ITEM + item_id, "old": old, "new": new}
+
+
+def with_fixes(
+    memo: list[dict[str, Any]], proposed: Iterable[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The memo with the confirmed changes of its items made: the new value, confirmed, the
+    old one kept beside it (`was`)."""
+    fixes = {c["field"].removeprefix(ITEM): c for c in proposed if is_item(c["field"])}
+    out = []
+    for item in memo:
+        fix = fixes.get(item.get("id", ""))
+        if fix is not None and item["section"] in _VALUE_OF:
+            key = _VALUE_OF[item["section"]]
+            item = {**item, key: fix["new"], "was": fix["old"], "confirmed": True}
+        out.append(item)
+    return out
+
+
+def item_label(kn: Knowledge, memo: list[dict[str, Any]], field: str, lang: str) -> str:
+    """How a memo item is named to the person: its section and the words it came from."""
+    item = next((i for i in memo if i.get("id") == field.removeprefix(ITEM)), None)
+    title = kn.memo.titles["chronology" if item is None else item["section"]].get(lang)
+    return f"{title} «{item['quote'][:40]}»" if item else title
+
+
+def shown(value: Any, lang: str) -> str:
+    """A memo value as the person reads it (an amount with its unit)."""
+    if isinstance(value, int):
+        return f"{value:,}원" if lang == "ko" else f"KRW {value:,}"
+    return str(value)

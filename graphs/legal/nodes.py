@@ -325,7 +325,7 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
         return {"asking": None, "answer": None}
     spec = ctx.knowledge_base.question(sub_type, key)
     if state.get("proposed"):  # a correction read from free text: confirmed before anything
-        ask = prompts.confirm_changes(kn, sub_type, state["proposed"], lang)
+        ask = prompts.confirm_changes(kn, sub_type, state["proposed"], lang, state.get("memo", []))
     elif pending and pending.get("options"):
         ask = prompts.choose_date(kn, sub_type, pending, lang)
     elif pending:
@@ -439,11 +439,14 @@ def _confirmed(
         verdict = _verdict(kn, answer, "changes", lang, strict=True)
         if verdict is not None:
             if verdict:
-                for made in proposed:
+                fields = [c for c in proposed if not legal_memo.is_item(c["field"])]
+                for made in fields:
                     merge_facts(work.facts, {made["field"]: made["new"]}, work.corrections)
+                if len(fields) < len(proposed):  # a memo item's value, confirmed
+                    work.update["memo"] = legal_memo.with_fixes(state.get("memo", []), proposed)
                 work.provenance = told_story.noted(
                     work.provenance,
-                    [c["field"] for c in proposed],
+                    [c["field"] for c in fields],
                     quote=proposed[0].get("quote", ""),
                     at=work.at,
                     confirmed=True,
@@ -536,6 +539,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     ]
     named |= {c["field"] for c in proposed_now}
     proposed_now += [c for c in name_fixes(kn, sub_type, facts, text) if c["field"] not in named]
+    proposed_now += item_fixes(kn, update.get("memo", state.get("memo", [])), ex, ctx.now)
     proposed_now += suggestions(kn, ex, facts, asked=key, named=named)
     if proposed_now:
         update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
@@ -874,7 +878,10 @@ def read_context(
     for item in state.get("memo", []):
         value = item.get("amount") or item.get("date") or item.get("name") or item.get("body")
         kind = item.get("role") or item.get("kind") or ""
-        lines.append(f"- {item['id']} {item['section']}: {value or ''} {kind}".rstrip())
+        ahead = " (ahead)" if item.get("planned") else ""
+        lines.append(
+            f"- {item['id']} {item['section']}: {value or ''} {kind}{ahead} «{item['quote'][:60]}»"
+        )
     question, options = "", ()
     if key is not None and not finished:
         spec = kn.k2.field(sub_type, key)
@@ -886,6 +893,19 @@ def read_context(
         options=options,
         finished=finished,
     )
+
+
+def item_fixes(
+    kn: Knowledge, memo: list[dict[str, Any]], reading: Reading, now: Any
+) -> list[dict[str, Any]]:
+    """Changes of memo items a model read in context ("6월, 9월에 받은 것도 작년이고요"), each
+    read with the item's own reader and shown old → new before it is made."""
+    proposed = []
+    for fix in reading.item_fixes:
+        made = legal_memo.item_fix(kn, memo, fix["item"], fix["said"], now=now)
+        if made is not None and made["field"] not in {p["field"] for p in proposed}:
+            proposed.append(made | {"quote": reading.text[:160]})
+    return proposed
 
 
 def typed_verdict(kn: Knowledge, text: str, lang: str) -> bool | None:

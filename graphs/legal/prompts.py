@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
+from graphs.legal import memo as legal_memo
 from graphs.legal.fields import percent, progress
 from graphs.legal.state import Message
 from knowledge.loader import Knowledge
@@ -193,12 +194,22 @@ def day_label(kn: Knowledge, iso: str, lang: str) -> str:
 
 
 def confirm_changes(
-    kn: Knowledge, sub_type: str, proposed: list[Mapping[str, Any]], lang: str
+    kn: Knowledge,
+    sub_type: str,
+    proposed: list[Mapping[str, Any]],
+    lang: str,
+    memo: list[dict[str, Any]] | None = None,
 ) -> Message:
     """ "이렇게 고칠까요? · 입사일: 2026-04-01 → 2026-03-02" with yes / keep buttons; values for
-    empty fields (old None: read by a model alone) are asked as "이렇게 적어 둘까요?"."""
+    empty fields (old None: read by a model alone) are asked as "이렇게 적어 둘까요?". A memo
+    item's change is named by its section and words."""
     lines = []
     for change in proposed:
+        if legal_memo.is_item(change["field"]):
+            label = legal_memo.item_label(kn, memo or [], change["field"], lang)
+            old, new = (legal_memo.shown(change[k], lang) for k in ("old", "new"))
+            lines.append(kn.message("change_line", lang, field=label, old=old, new=new))
+            continue
         spec = kn.k2.field(sub_type, change["field"])
         new = format_value(kn, spec, change["new"], lang)
         label = spec.label.get(lang)
@@ -228,6 +239,8 @@ def aside_notes(
     """What was kept aside, said so: the recorded value stays until the person corrects it."""
     notes = []
     for aside in asides:
+        if legal_memo.is_item(aside["field"]):
+            continue  # a memo item's change not made: kept for the lawyer, said by changes_kept
         spec = kn.k2.field(sub_type, aside["field"])
         notes.append(
             say(

@@ -75,7 +75,9 @@ def current_prompt(
         )
         return prompts.message(kn.message("choose_case_type", lang), choices)
     if node == "FACT_COLLECTION" and sub_type and values.get("proposed"):
-        return prompts.confirm_changes(kn, sub_type, values["proposed"], lang)
+        return prompts.confirm_changes(
+            kn, sub_type, values["proposed"], lang, values.get("memo", [])
+        )
     pending = values.get("pending")
     if node == "FACT_COLLECTION" and sub_type and pending and pending["field"] == field:
         return prompts.confirm_question(kn, sub_type, pending, lang)

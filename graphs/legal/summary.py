@@ -222,6 +222,11 @@ def render_text(
     if data["asides"]:
         lines.append(f"■ {msg('summary_asides', lang)}:")
         for a in data["asides"]:
+            if legal_memo.is_item(a["field"]):
+                label = legal_memo.item_label(kn, data.get("memo") or [], a["field"], lang)
+                was, said = (legal_memo.shown(a[k], lang) for k in ("recorded", "value"))
+                lines.append(f"  · {label}: {was} ↔ {said} «{a.get('quote', '')}»")
+                continue
             spec = kn.k2.field(data["sub_case_type"], a["field"])
             lines.append(
                 f"  · {spec.label.get(lang)}: {format_value(kn, spec, a['recorded'], lang)}"
