@@ -256,3 +256,21 @@ def test_an_item_fix_reads_the_value_with_the_items_own_reader(knowledge: Knowle
     assert fix(knowledge, items, "m4", "경찰", now=NOW) is None  # no value to correct
     assert fix(knowledge, items, "m9", "작년", now=NOW) is None
     assert fix(knowledge, items, "m2", "잘 모르겠어요", now=NOW) is None
+
+
+async def test_where_the_rules_and_the_model_disagree_the_person_is_asked_with_both(
+    fake: FakeOpenAI, engine: Engine
+) -> None:
+    told = "친구한테 300만원 빌려줬는데 이자까지 400만원 갚으래요"
+    fake.reply_next(CLASSIFIED, reading(values=[("400만원", "amount", "fact")]))
+    reply = await engine.handle(text(told))
+    offered_now = [c for c in offered(reply) if c.startswith("a:amount:on:")]
+    assert offered_now == ["a:amount:on:3000000", "a:amount:on:4000000"]
+    labels = [c["label"] for m in reply.messages for c in m["choices"] if ":on:" in c["data"]]
+    assert labels == ["3,000,000원", "4,000,000원"]
+    state = await engine.intake_state((await session_of(engine)).id)
+    assert "amount" not in state["facts"]  # nothing recorded before the person chooses
+    await engine.handle(choice("a:amount:on:3000000"))
+    state = await engine.intake_state((await session_of(engine)).id)
+    assert state["facts"]["amount"] == 3_000_000
+    assert state["provenance"]["amount"]["confirmed"] is True

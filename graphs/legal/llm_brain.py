@@ -336,9 +336,15 @@ class LLMBrain:
                     replace(mine, role=Role.SUGGESTED) if mine.role is Role.FACT else mine
                 )
             elif all(v.value != mine.value for v in theirs) and mine.role is Role.FACT:
-                # They disagree about another field's value: neither is recorded; asked later.
+                # They disagree about another field's value: neither is recorded; the person
+                # is asked with both (`Reading.choices`), the rules' reading first.
+                last = next(v for v in reversed(values) if v in theirs and v.role is Role.FACT)
                 values = [
-                    replace(v, role=Role.UNPLACED) if v in theirs and v.role is Role.FACT else v
+                    replace(v, alternatives=(*v.alternatives, mine.value))
+                    if v is last
+                    else replace(v, role=Role.UNPLACED)
+                    if v in theirs and v.role is Role.FACT
+                    else v
                     for v in values
                 ]
         answered = any(v.role is Role.ANSWER for v in values)

@@ -18,7 +18,7 @@ from langgraph.types import interrupt
 from graphs.common.brain import ReadContext
 from graphs.common.context import Context
 from graphs.common.intents import answer_question, declines_types, read_intent
-from graphs.common.normalize import find_dates, is_future, parse_yes_no
+from graphs.common.normalize import find_amounts, find_dates, is_future, parse_yes_no
 from graphs.common.reading import Reading
 from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import memo as legal_memo
@@ -769,17 +769,21 @@ def _date_chosen(
     """The updates when the person chose one of the days offered (a button, or a date typed
     that reads one way); None when they said something else, which is then read afresh."""
     key, options = pending["field"], pending["options"]
+    spec = ctx.knowledge.k2.field(state["sub_type"], key)
     chosen = None
     if answer.get("kind") == "choice":
         data = answer.get("data", "")
-        day = data.removeprefix(f"a:{key}:on:")
-        chosen = day if day != data and day in options else None
-    else:  # "아 어제요", "the 21st of November"
-        ahead = ctx.knowledge.k2.field(state["sub_type"], key).allow_future
+        said = data.removeprefix(f"a:{key}:on:")
+        chosen = next((o for o in options if str(o) == said and said != data), None)
+    elif spec.kind == "date":  # "아 어제요", "the 21st of November"
+        ahead = spec.allow_future
         found = find_dates(_text(answer), now=ctx.now, allow_future=ahead)
         if len(found) == 1 and not found[0].alternatives:
             day = str(found[0].value)
             chosen = day if ahead or not is_future(day, now=ctx.now) else None
+    elif spec.kind == "amount":  # one of the amounts offered, typed
+        found = find_amounts(_text(answer), asked=True)
+        chosen = found[0].value if len(found) == 1 and found[0].value in options else None
     if chosen is None:
         return None
     merge_facts(work.facts, {key: chosen}, work.corrections)

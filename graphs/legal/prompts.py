@@ -166,19 +166,27 @@ def confirm_question(
 
 
 def choose_date(kn: Knowledge, sub_type: str, pending: Mapping[str, Any], lang: str) -> Message:
-    """ "'지난 토요일'이 어느 날인가요?" with a button for each day the words may mean."""
+    """ "'지난 토요일'이 어느 날인가요?" with a button for each day the words may mean; any other
+    value read two ways (the rules and a model disagree) is asked the same way, a button each."""
     key = pending["field"]
+    spec = kn.k2.field(sub_type, key)
+    dated = spec.kind == "date"
     text = kn.message(
-        "date_which",
+        "date_which" if dated else "value_which",
         lang,
         words=pending.get("said") or "",
-        field=kn.k2.field(sub_type, key).label.get(lang),
+        field=spec.label.get(lang),
     )
     return message(
         text,
         [
-            {"label": day_label(kn, day, lang), "data": f"a:{key}:on:{day}"}
-            for day in pending["options"]
+            {
+                "label": day_label(kn, value, lang)
+                if dated
+                else format_value(kn, spec, value, lang),
+                "data": f"a:{key}:on:{value}",
+            }
+            for value in pending["options"]
         ],
     )
 
