@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import repo
+from graphs.common.normalize import find_dates
 from graphs.safety.rules import Recent, SafetyCheck, SafetyHit
 from knowledge.loader import Knowledge
 
@@ -25,6 +26,17 @@ FIRST_AID_HOLDS = timedelta(hours=2)
 # Terms saying help has come (at the hospital, the crew here, the police here): the alerts
 # raised so far stand down, and are not fired again by the danger told again.
 HELP_TERMS = frozenset({"in_care", "police_came"})
+HELP_UNLESS = frozenset({"past", "hypothetical", "denied"})  # help told of another time
+
+
+def _tells_earlier_day(text: str, at: datetime) -> bool:
+    """Whether the message dates what it tells to an earlier day ("3월22일에")."""
+    return any(
+        isinstance(m.value, str)
+        and len(m.value) >= 7
+        and m.value < at.date().isoformat()[: len(m.value)]
+        for m in find_dates(text, now=at)
+    )
 
 
 @dataclass(frozen=True)
@@ -120,8 +132,11 @@ class SafetyDesk:
         if not text or not text.strip():
             return []
         trace = self.checker.read(text)
-        # the rules raised and still holding, unless this message says help has come
-        helped = any(terms & HELP_TERMS for terms, _ in trace.clauses)
+        # the rules raised and still holding, unless this message says help has come (now: not
+        # "3월22일에 … 경찰이 와서 경고만 하고 끝났어요", the police of an earlier day)
+        helped = any(
+            terms & HELP_TERMS and not guards & HELP_UNLESS for terms, guards in trace.clauses
+        ) and not _tells_earlier_day(text, at)
         holding = set() if helped else {c for c in recent.raised if recent.holds(c)}
         hits = self.checker.check_trace(
             trace,

@@ -10,7 +10,7 @@ import json
 from bot.engine import Engine
 from bot.export import collect, render
 from graphs.legal.changes import name_corrections
-from tests.test_hardening import choice, graph_values, joined, text
+from tests.test_hardening import choice, graph_values, joined, offered, text
 
 LOAN = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 5월에 100만원 갚고 나머지는 안 갚아요"
 
@@ -118,3 +118,30 @@ async def test_a_threatened_photo_is_no_evidence_and_its_day_no_incident_date(
     assert "incident_date" not in values["facts"]
     (when,) = [i for i in values["memo"] if i["section"] == "chronology"]
     assert when["planned"] is True and when["date"] == "2026-11-23"  # the coming Monday
+
+
+async def test_a_yes_in_either_language_and_a_no_that_opens_a_sentence_settle_the_changes(
+    engine: Engine,
+) -> None:
+    await engine.handle(text("작년 3월에 친구 김민수한테 500만원 빌려줬는데 안 갚아요"))
+    shown = await engine.handle(text("아 500 아니고 600이에요", minutes=1))
+    assert "→" in joined(shown)
+    before = (await graph_values(engine))["asking"]
+    await engine.handle(text("아니요 500 맞아요 제가 헷갈렸어요", minutes=2))
+    values = await graph_values(engine)
+    assert values["facts"]["amount"] == 5_000_000  # kept: the "아니요" was the verdict
+    assert values["asking"] == before  # and answered nothing else
+    assert "제가 헷갈렸어요" in values["facts"]["action_description"]
+
+
+async def test_a_korean_yes_in_an_english_intake_applies_the_change(engine: Engine) -> None:
+    first = await engine.handle(
+        text("I lent 5 million won to my friend Minsu last March and he never paid me back")
+    )
+    picked = [d for d in offered(first) if d.endswith("LOAN")]
+    if picked:  # the case type asked with buttons first
+        await engine.handle(choice(picked[0]))
+    shown = await engine.handle(text("sorry, not 5 million, it was 6 million", minutes=1))
+    assert "→" in joined(shown)
+    await engine.handle(text("네", minutes=2))
+    assert (await graph_values(engine))["facts"]["amount"] == 6_000_000

@@ -284,6 +284,11 @@ FIRES: dict[str, list[str]] = {
         "아들이 지금 교실에서 반 애들한테 맞고 있대요",
         "my son is being beaten by classmates at school right now",
         "the bullies are hitting her behind the school now and she's scared",
+        # a beating promised for tomorrow (legal tester set 5, tQ5)
+        "그놈들이 내일 방과후에 또 팰거라고 했답니다. 학교 끝나고 기다리겠다고요",
+        "오민재랑 강태윤이 내일 방과후에 준서를 때리겠다고 협박했어요",
+        # lying in wait at the gate now (tS3)
+        "그 애들이 지금 교문 앞에서 딸 기다리고 있대요 무서워서 학교 밖으로 못 나온대요 어떡해요",
     ],
     "PREGNANCY_DANGER": [
         "임신 32주인데 머리가 너무 아프고 눈앞이 번쩍거려요",
@@ -684,6 +689,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "지금 당장 맞고있는건 아니구요 오늘 토요일이라",
         "학폭위에서 우리 애가 때렸다고 하는데 억울해요",
         "he was bullied at school years ago",
+        "작년에 학교 끝나고 때리겠다고 한 적이 있어요",
+        "아이가 교문 앞에서 기다리고 있어요 데리러 가야 해요",
     ],
     "POLICE_ASKED": [
         "사기 당했는데 경찰에 신고해야 하나요?",  # a legal question, no threat told

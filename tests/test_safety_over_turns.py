@@ -387,3 +387,26 @@ async def test_a_danger_message_mid_intake_is_kept_and_answers_nothing(engine: E
     [row] = [r for r in rows if r["chat_id"] == CHAT]
     assert "문을 두드려요" in row["facts"]["action_description"]
     assert any("112 불러도 돼요" in q["text"] for q in row["questions"] or [])
+
+
+async def test_the_police_of_an_earlier_day_do_not_stand_the_alert_down(engine: Engine) -> None:
+    """Tester set 5, tQ2: "3월22일에 한번 112신고했는데 경찰이 와서 경고만하고 끝났어요" is the
+    police of March, not help come now: the ex-partner still downstairs is answered again."""
+    await engine.handle(
+        said("전남친이 헤어지고나서 계속 연락하고 집앞에 찾아와요ㅠㅠ 스토킹 같아요")
+    )
+    first = await engine.handle(
+        said("근데 진짜 지금 그사람이 1층 현관앞에 와있어요ㅠㅠ 인터폰으로 봤어요", hours=0.05)
+    )
+    assert [h.code for h in first.alerts] == ["AT_THE_DOOR"]
+    await engine.handle(
+        said("3월22일에 한번 112신고했는데 경찰이 와서 경고만하고 끝났어요", hours=0.1)
+    )
+    again = await engine.handle(
+        said("아직도 밑에 있어요 계속 인터폰 눌러요ㅠㅠ 무서워요", hours=0.2)
+    )
+    assert "AT_THE_DOOR" in [h.code for h in again.alerts]
+    came = await engine.handle(said("경찰 왔어요 이제 괜찮아요", hours=0.3))
+    assert not came.alerts
+    quiet = await engine.handle(said("아직 좀 무서워요", hours=0.4))
+    assert not quiet.alerts  # help came today: the alert stood down

@@ -30,6 +30,7 @@ from graphs.legal.nodes import (
     asked_along,
     converse,
     item_fixes,
+    memo_corrections,
     merge_facts,
     name_fixes,
     read_context,
@@ -73,11 +74,14 @@ async def amend(
         at=at,
         text=text,
     )
+    memo_fixes, items = memo_corrections(kn, values.get("memo", []), ex, items, text)
     found = legal_memo.checked_keys(kn, sub_type, found, items, cued=ex.cued)
     found = split_party(kn, found, text, facts)
     kinds = {k: kn.k2.field(sub_type, k).kind for k in {*found, *facts} if k in kn.k2.fields}
     read = sort_facts(facts, found, ex, kinds, text=text)
-    memo = legal_memo.added(values.get("memo", []), items)
+    memo = legal_memo.added(
+        values.get("memo", []), items, restating=bool(memo_fixes) or ex.correction
+    )
     told = {"memo": memo} if memo != values.get("memo", []) else {}
     proposed = list(read.proposed)
     named = {p["field"] for p in proposed}
@@ -106,6 +110,7 @@ async def amend(
     _, asked = asked_along(kn, sub_type, ex, lang, values.get("questions", []), whole=True)
     listed = {"questions": asked} if asked != values.get("questions", []) else {}
     proposed += item_fixes(kn, memo, ex, ctx.now)
+    proposed += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed}]
     if proposed:
         # Shown to confirm; the message itself is kept for the lawyer whatever the answer.
         proposed = [p | {"quote": text[:160]} for p in proposed]

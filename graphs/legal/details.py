@@ -8,6 +8,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from graphs.legal import names
+from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
 from knowledge.models import DetailKind, StoryLexicon
 
@@ -20,6 +21,10 @@ _CALLED = re.compile(rf"(?<![가-힣])(?P<name>{names.SURNAME}[가-힣]{{1,2}})\
 # A bare full name in an answer about the other party: "같은 팀 박민수요", "김영수예요".
 _BARE_NAME = re.compile(
     rf"(?<![가-힣])(?P<name>{names.SURNAME}[가-힣]{{2}})(?=요|이요|이에요|예요|이고|이랑|씨|님|[\s,.!?]|$)"
+)
+# A bare full name in a story, before a particle that takes people ("오민재랑", "김지은한테").
+_NAME_WITH = re.compile(
+    rf"(?<![가-힣])(?P<name>{names.SURNAME}[가-힣]{{2}})(?=한테|에게|께|이랑|랑(?![가-힣]))"
 )
 _NOT_KNOWN = re.compile(r"모르|몰라|don't know|do not know|no idea|not sure who")
 _ENGLISH_NAME = re.compile(r"\b(?:mr|mrs|ms|miss|dr)\.?\s+(?P<name>[A-Z][a-z]+)", re.IGNORECASE)
@@ -201,10 +206,10 @@ def people(text: str, kn: Knowledge) -> list[tuple[str, int]]:
         if names.plausible_name(names.bare(name)) or m.group("name").endswith("씨"):
             keep(names.bare(name), m.start("name"))
     for m in _CALLED.finditer(text):
-        if names.plausible_name(m.group("name")):
+        if names.plausible_name(m.group("name")) and _name_like(m.group("name")):
             keep(m.group("name"), m.start("name"))
-    for m in _BARE_NAME.finditer(text):
-        if names.plausible_name(m.group("name")):
+    for m in [*_BARE_NAME.finditer(text), *_NAME_WITH.finditer(text)]:
+        if names.plausible_name(m.group("name")) and _name_like(m.group("name")):
             keep(m.group("name"), m.start("name"))
     for m in _ENGLISH_NAME.finditer(text):
         keep(m.group(0), m.start())
@@ -219,6 +224,21 @@ def people(text: str, kn: Knowledge) -> list[tuple[str, int]]:
     # A name inside a longer one ("김민" of "김민수", "Park" of "Mr Park") is the same person.
     kept = [n for n in found if not any(n != o and n in o for o in found)]
     return sorted(((n, found[n]) for n in kept), key=lambda item: item[1])
+
+
+# What Kiwi sees in a word that is no name standing alone in a story: a verb or its ending
+# ("하려고", "하는데"), a suffix ("양육권"), a particle ("기록도", "명이에").
+_NOT_NAME_TAGS = ("VV", "VA", "VX", "EC", "EF", "EP", "XSN", "XSV", "XSA", "JX", "JK", "JC")
+
+
+def _name_like(word: str) -> bool:
+    """Whether a surname-and-given-name word found bare in a story reads as a name: Kiwi finds
+    no verb, ending, suffix or particle in it, unless it sees the surname alone first (it splits
+    "김지은" into 김 + 짓 + 은)."""
+    tokens = get_kiwi().tokenize(word)
+    if tokens and tokens[0].tag == "NNP" and len(tokens[0].form) == 1:
+        return True
+    return not any(t.tag.startswith(_NOT_NAME_TAGS) for t in tokens)
 
 
 def _description(text: str, skip: re.Pattern[str] | None = None) -> str | None:

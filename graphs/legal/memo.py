@@ -31,6 +31,7 @@ from graphs.common.normalize.amounts import find_amounts
 from graphs.common.reading import Reading, Role
 from graphs.common.text import clause_spans
 from graphs.legal import names
+from graphs.legal.changes import name_corrections
 from graphs.legal.details import people
 from knowledge.loader import Knowledge
 from knowledge.models import LangPatterns, MemoWords
@@ -222,17 +223,40 @@ def _key(item: dict[str, Any]) -> tuple[Any, ...]:
     return (section, item.get("kind"))
 
 
-def added(memo: list[dict[str, Any]], items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The memo with the items it does not hold yet, each given the next id ("m7")."""
+def added(
+    memo: list[dict[str, Any]], items: list[dict[str, Any]], *, restating: bool = False
+) -> list[dict[str, Any]]:
+    """The memo with the items it does not hold yet, each given the next id ("m7"). An item
+    an earlier one already holds is a restatement, not a new fact: a date less precise than
+    a recorded one it covers ("6월" beside 2026-06-10), an amount of unclear role beside the
+    same amount recorded; in a message that corrects something (`restating`), the same date
+    or amount told again too."""
     seen = {_key(item) for item in memo}
+    earlier = list(memo)
     out = list(memo)
     for item in items:
         key = _key(item)
-        if key in seen or len(out) >= MAX_ITEMS:
+        if key in seen or len(out) >= MAX_ITEMS or _covered(item, earlier, restating=restating):
             continue
         seen.add(key)
         out.append({"id": f"m{len(out) + 1}", **item})
     return out
+
+
+def _covered(item: dict[str, Any], earlier: list[dict[str, Any]], *, restating: bool) -> bool:
+    """Whether an earlier item holds what `item` says (see `added`)."""
+    section = item["section"]
+    for old in earlier:
+        if old["section"] != section:
+            continue
+        if section == "chronology":
+            new, had = str(item["date"]), str(old["date"])
+            if (len(new) < len(had) and had.startswith(new)) or (restating and new == had):
+                return True
+        elif section == "money" and item["amount"] == old["amount"]:
+            if item["role"] == UNCLEAR or item["role"] == old["role"] or restating:
+                return True
+    return False
 
 
 def noted(
@@ -468,3 +492,47 @@ def shown(value: Any, lang: str) -> str:
     if isinstance(value, int):
         return f"{value:,}원" if lang == "ko" else f"KRW {value:,}"
     return str(value)
+
+
+def taken_back_fixes(
+    memo: list[dict[str, Any]], reading: Reading, told: list[dict[str, Any]], *, quote: str
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Corrections of memo items the rules read: a recorded amount or date taken back ("9월5일에
+    받은거 30만원 아니고 50만원이었어요") with one new value of its kind in the message is that
+    item's correction, shown old → new (a day without its year keeps the recorded year); the
+    new value is then no item of its own. (proposed changes, the message's items left)."""
+    proposed: list[dict[str, Any]] = []
+    left = list(told)
+    for kind, value, written in reading.taken_back:
+        section = {"amount": "money", "date": "chronology"}.get(kind)
+        if section is None:
+            continue
+        key = _VALUE_OF[section]
+        held = [i for i in memo if i["section"] == section and _holds(i[key], value, kind)]
+        fresh = [i for i in left if i["section"] == section and i[key] != value]
+        if len(held) != 1 or len(fresh) != 1:
+            continue
+        new = fresh[0][key]
+        old = held[0][key]
+        if kind == "date" and not re.search(r"\d{4}|년|year", written.lower()):
+            new = str(old)[:4] + str(new)[4:]
+        if new != old:
+            proposed.append({"field": ITEM + held[0]["id"], "old": old, "new": new, "quote": quote})
+            left.remove(fresh[0])
+    return proposed, left
+
+
+def _holds(recorded: Any, said: Any, kind: str) -> bool:
+    """Whether a recorded value is the one taken back (a date by its month and day when said
+    without a year, or by what it covers)."""
+    if kind == "date" and isinstance(recorded, str) and isinstance(said, str):
+        return recorded[5:].startswith(said[5:]) if len(said) > 4 else recorded.startswith(said)
+    return bool(recorded == said)
+
+
+def party_fixes(
+    memo: list[dict[str, Any]], text: str, named: list[tuple[str, int]]
+) -> list[dict[str, Any]]:
+    """A party's name taken back ("박정우 아니고 박정훈이에요"): that item's correction."""
+    parties = {ITEM + i["id"]: i["name"] for i in memo if i["section"] == "parties"}
+    return name_corrections(parties, {key: [] for key in parties}, named, text)

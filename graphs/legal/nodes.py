@@ -437,6 +437,13 @@ def _confirmed(
     if proposed:
         work.update["proposed"] = []
         verdict = _verdict(kn, answer, "changes", lang, strict=True)
+        if verdict is None and (verdict := _leading_verdict(kn, answer)) is not None:
+            # what follows the yes / no joins the account for the lawyer
+            story = told_story.told(state.get("story", []), _text(answer), at=work.at, carries=True)
+            work.update["story"] = story
+            work.facts["action_description"] = told_story.account(
+                state.get("description", ""), story
+            )
         if verdict is not None:
             if verdict:
                 fields = [c for c in proposed if not legal_memo.is_item(c["field"])]
@@ -525,6 +532,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         at=work.at,
         text=text,
     )
+    memo_fixes, told = memo_corrections(kn, state.get("memo", []), ex, told, text)
     other = legal_memo.checked_keys(kn, sub_type, other, told, cued=ex.cued)
     other = split_party(kn, other, text, facts)
     # A recorded fact changes only through a confirmed correction of that field; another
@@ -540,6 +548,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     named |= {c["field"] for c in proposed_now}
     proposed_now += [c for c in name_fixes(kn, sub_type, facts, text) if c["field"] not in named]
     proposed_now += item_fixes(kn, update.get("memo", state.get("memo", [])), ex, ctx.now)
+    proposed_now += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed_now}]
     proposed_now += suggestions(kn, ex, facts, asked=key, named=named)
     if proposed_now:
         update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
@@ -557,7 +566,9 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     )
     work.approx = _approx(ex, other)
     details, new_details = told_story.with_details(kn, state.get("details", []), text)
-    memo = legal_memo.added(state.get("memo", []), told)
+    memo = legal_memo.added(
+        state.get("memo", []), told, restating=bool(memo_fixes) or ex.correction
+    )
     if memo != state.get("memo", []):
         update["memo"] = memo
     story = told_story.told(
@@ -841,7 +852,22 @@ def _verdict(
     words = _text(answer).lower().strip(" .!~")
     if not words or (strict and (len(words) > 12 or any(ch.isdigit() for ch in words))):
         return None
-    return parse_yes_no(words, yes=kn.lexicon.yes.get(lang, []), no=kn.lexicon.no.get(lang, []))
+    # a yes in either language ("네" in an English intake is still a yes)
+    yes = [w for ws in kn.lexicon.yes.values() for w in ws]
+    no = [w for ws in kn.lexicon.no.values() for w in ws]
+    return parse_yes_no(words, yes=yes, no=no)
+
+
+def _leading_verdict(kn: Knowledge, answer: dict[str, Any]) -> bool | None:
+    """A yes / no that opens a longer message to the changes shown ("아니요 보증금은 2억
+    맞아요, 500은 새집 계약금이에요"): the verdict on them, not an answer to anything else."""
+    words = _text(answer).split()
+    if len(words) < 2:
+        return None
+    head = words[0].strip(" .,!~?").lower()
+    yes = [w for ws in kn.lexicon.yes.values() for w in ws]
+    no = [w for ws in kn.lexicon.no.values() for w in ws]
+    return parse_yes_no(head, yes=yes, no=no) if head else None
 
 
 def name_fixes(
@@ -897,6 +923,25 @@ def read_context(
         options=options,
         finished=finished,
     )
+
+
+def memo_corrections(
+    kn: Knowledge,
+    memo: list[dict[str, Any]],
+    reading: Reading,
+    told: list[dict[str, Any]],
+    text: str,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Corrections of memo items the rules read in a message (an amount, a date or a party's
+    name taken back, with the new one), and the message's items without the new values they
+    carry (those are the corrections, not new facts)."""
+    fixes, told = legal_memo.taken_back_fixes(memo, reading, told, quote=text[:160])
+    for fix in legal_memo.party_fixes(memo, text, people(text, kn)):
+        if fix["field"] not in {f["field"] for f in fixes}:
+            fixes.append(fix | {"quote": text[:160]})
+    renamed = {str(f["new"]) for f in fixes if isinstance(f["new"], str)}
+    told = [i for i in told if not (i["section"] == "parties" and i["name"] in renamed)]
+    return fixes, told
 
 
 def item_fixes(

@@ -33,9 +33,12 @@ _DIGIT = rf"(?:\d|[{_K}])"
 _GROUP = rf"(?=[\d{_K}천백십])(?:{_DIGIT}?천)?(?:{_DIGIT}?백)?(?:{_DIGIT}?십)?(?:{_ARABIC}|[{_K}])?"
 # The same, ending in a unit ('5천'): only such a group may trail a big unit without 원.
 _GROUP_UNIT = rf"(?:{_DIGIT}?천)?(?:{_DIGIT}?백)?(?:{_DIGIT}?십)?(?<=[천백십])"
-_BIG_PART = rf"(?:{_GROUP}(?:(?<=\d)\s)?)?[만억조]"
+# A space may stand before the big unit after digits or a unit ('3 만', '삼천 만원', '오십 만원',
+# as people space them), not after a lone Hangul digit ('일 만 했어요').
+_BEFORE_BIG = r"(?:(?<=[\d천백십])\s)?"
+_BIG_PART = rf"(?:{_GROUP}{_BEFORE_BIG})?[만억조]"
 _BIG_FORM = (
-    rf"{_BIG_PART}(?:\s?{_GROUP}(?:(?<=\d)\s)?[만억조])*"
+    rf"{_BIG_PART}(?:\s?{_GROUP}{_BEFORE_BIG}[만억조])*"
     rf"(?P<trail>\s?(?:{_GROUP}(?=\s?원)|{_GROUP_UNIT}))?"
 )
 _ENGLISH_FORM = rf"{_ARABIC}\s?(?P<mult>(?i:thousand|million|billion|mil|mn|bn|k))(?![A-Za-z])"
