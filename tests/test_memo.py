@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from graphs.legal import memo
+from graphs.legal.details import people
 from graphs.legal.summary import build_summary
 from knowledge.loader import KnowledgeError, load_knowledge
 
@@ -201,3 +202,56 @@ def test_a_key_role_outside_the_sub_types_fields_is_refused(tmp_path: Path) -> N
     (tmp_path / "memo.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), "utf-8")
     with pytest.raises(KnowledgeError, match="unknown roles"):
         load_knowledge(tmp_path)
+
+
+def test_a_list_takes_the_role_of_the_clause_before_it(knowledge, brain) -> None:
+    text = "근데 중간에 조금씩만 갚았어요 6월10일에 100만원, 9월5일에 30만원, 올해 2월20일에 70만원"
+    found = section(items(knowledge, brain, text), "money")
+    assert [(i["amount"], i["role"]) for i in found] == [
+        (1_000_000, "repaid"),
+        (300_000, "repaid"),
+        (700_000, "repaid"),
+    ]
+    # a role beside its own amount stays in its sentence
+    found = section(items(knowledge, brain, "500만원 빌려줬어요. 200만원이요"), "money")
+    assert [i["role"] for i in found] == ["lent", "unclear"]
+
+
+def test_a_restatement_adds_no_item(knowledge, brain) -> None:
+    first = items(knowledge, brain, "6월 10일에 100만원 갚았어요")
+    said = "6월에 받은 것도 작년이고요 그 100만원이요"
+    reading = asyncio.run(brain.read(said, sub_type="LOAN", asked=None, now=NOW))
+    told = memo.message_items(knowledge, said, at=AT, now=NOW, reading=reading)
+    assert memo.added(first, told, restating=True) == first
+
+
+def test_an_amount_taken_back_corrects_the_item_that_held_it(knowledge, brain) -> None:
+    first = items(knowledge, brain, "9월5일에 30만원 갚았어요")
+    said = "9월5일에 받은거 30만원 아니고 50만원이었어요"
+    reading = asyncio.run(brain.read(said, sub_type="LOAN", asked=None, now=NOW))
+    told = memo.message_items(knowledge, said, at=AT, now=NOW, reading=reading)
+    fixes, left = memo.taken_back_fixes(first, reading, told, quote=said)
+    held = next(i for i in first if i["section"] == "money")
+    assert fixes == [{"field": f"memo:{held['id']}", "old": 300_000, "new": 500_000, "quote": said}]
+    assert all(i.get("amount") != 500_000 for i in left)  # the correction, not a new item
+    fixed = memo.with_fixes(first, fixes)
+    assert next(i for i in fixed if i["id"] == held["id"])["amount"] == 500_000
+
+
+def test_a_party_name_taken_back_is_that_items_correction(knowledge) -> None:
+    parties = [{"id": "m4", "section": "parties", "name": "박정우", "quote": "q"}]
+    text = "아 이름 잘못 말했네요 박정우 아니고 박정훈이에요"
+    fixes = memo.party_fixes(parties, text, people(text, knowledge))
+    assert fixes == [{"field": "memo:m4", "old": "박정우", "new": "박정훈"}]
+
+
+@pytest.mark.parametrize(
+    "text", ["소송 하려고 하는데", "양육권은 제가 원해요", "진단서는 있어요", "기록도 있어요"]
+)
+def test_verbs_suffixes_and_particles_are_no_party(knowledge, brain, text) -> None:
+    assert section(items(knowledge, brain, text, "DIVORCE"), "parties") == []
+
+
+def test_names_before_a_particle_of_people_are_parties(knowledge, brain) -> None:
+    found = items(knowledge, brain, "오민재랑 강태윤이 때렸어요", "SCHOOL_VIOLENCE")
+    assert "오민재" in {p["name"] for p in section(found, "parties")}

@@ -522,7 +522,7 @@ class FactExtractor:
             return None, "text"  # nothing, or only a date/amount/number where words are asked for
         if (
             spec.short
-            and normalize.parse_yes_no(stripped, yes=self._yes, no=self._no) is not None
+            and normalize.parse_yes_no(stripped.split()[0], yes=self._yes, no=self._no) is not None
             and self._counterparty_name(stripped) is None
             and not names.named(stripped)
             and not any(names.plausible_name(w) for w in _NAME_WORD.findall(stripped))

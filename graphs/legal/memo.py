@@ -109,9 +109,12 @@ def read_items(
     items: list[dict[str, Any]] = []
     spans = clause_spans(text, at="connective")
     plans = [_says(lex.planned, " ".join(text[s.start : s.end].lower().split())) for s in spans]
+    carried: str | None = None  # the role of the clause before, for a list that follows it
+    carried_in: int | None = None  # the sentence a carried role is bound to (None: any)
     for n, span in enumerate(spans):
         clause = text[span.start : span.end].strip()
         if not clause or _inside(skip, span.start, span.end):
+            carried = None
             continue
         lowered = " ".join(clause.lower().split())
         quote = " ".join(clause.split())[:QUOTE_CHARS]
@@ -133,10 +136,15 @@ def read_items(
         named = [(n, w) for n, w in people(clause, kn) if not _role_word(kn, n)]
         for m in dates:
             items.append({"section": "chronology", "date": m.value, "planned": planned, **base})
+        own = _nearest(lex.money_roles, lowered, None)
         for m in find_amounts(lowered):
             if m.value <= 0:
                 continue
-            role = _nearest(lex.money_roles, lowered, (m.start, m.end)) or UNCLEAR
+            # "중간에 조금씩만 갚았어요 6월10일에 100만원, 9월5일에 30만원": a list without a
+            # word of its own takes the role of the clause right before it
+            if carried_in not in (None, span.sentence):
+                carried = None
+            role = _nearest(lex.money_roles, lowered, (m.start, m.end)) or carried or UNCLEAR
             items.append(
                 {
                     "section": "money",
@@ -150,6 +158,13 @@ def read_items(
         for name, where in named:
             role = _nearest(lex.party_roles, lowered, (where, where + len(name)))
             items.append({"section": "parties", "name": name, "role": role, **base})
+        # a role word alone ("갚았어요") carries to the list after it; one beside its own amount
+        # only within its sentence
+        amounts_here = bool(find_amounts(lowered))
+        if own is not None:
+            carried, carried_in = own, (span.sentence if amounts_here else None)
+        elif amounts_here:
+            carried = carried if carried_in in (None, span.sentence) else None
         if no:
             continue
         for body, pattern in _patterns(lex.steps).items():
@@ -253,6 +268,8 @@ def _covered(item: dict[str, Any], earlier: list[dict[str, Any]], *, restating: 
             new, had = str(item["date"]), str(old["date"])
             if (len(new) < len(had) and had.startswith(new)) or (restating and new == had):
                 return True
+            if restating and len(new) == 4:
+                return True  # "그것도 작년이고요" corrects a year, it tells no event
         elif section == "money" and item["amount"] == old["amount"]:
             if item["role"] == UNCLEAR or item["role"] == old["role"] or restating:
                 return True
