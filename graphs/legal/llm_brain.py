@@ -110,11 +110,14 @@ Answer with:
   message (the words that give it) and give its role: "answer" (the asked field's value),
   "fact" (stated as true), "taken_back" (the person withdraws it: "not X"), "other_event" (a
   date or amount of another event or person), "supposed" (said in a supposition or a question).
+  A date or amount of anything that is none of these fields goes in items, not in values.
 - items: everything else a lawyer's intake memo keeps, each with `said` copied exactly from the
   message and its `kind`:
   money (said holds one amount; kind: {money}),
-  chronology (said holds the date words and what happened; planned: true for a plan, promise or
-  threat ahead), parties (said is a name or a short description; kind: {parties}),
+  chronology (said holds the date words and what happened; planned: true for a plan, a promise
+  or a threat, also one whose day has passed),
+  parties (said is a name or a short description; kind: {parties}; an acquaintance is also a
+  partner or an ex-partner),
   steps (a step taken with an authority; kind: {steps}), evidence (a record the person has, not
   one threatened; kind: {evidence}).
 - corrections: a value of the record the person says is wrong: the field key (or the memo
@@ -193,10 +196,7 @@ class LLMBrain:
         if not keys:
             return ruled
         k2 = self.knowledge.k2
-        fields = "\n".join(
-            f"- {key}: {k2.field(sub_type, key).label.get('en')}, {k2.field(sub_type, key).kind}"
-            for key in keys
-        )
+        fields = "\n".join(_field_line(k2.field(sub_type, key), key) for key in keys)
         memo = self.knowledge.memo
         evidence = k2.fields.get("evidence_type")
         system = READ_SYSTEM.format(
@@ -389,6 +389,14 @@ class LLMBrain:
             log.warning("LLM %s: over the turn's budget; the rules take this call", task)
             return None
         return result
+
+
+def _field_line(spec: Any, key: str) -> str:
+    """A field as the model reads it: key, meaning, kind, and a choice's options."""
+    line = f"- {key}: {spec.label.get('en')}, {spec.kind}"
+    if spec.options:
+        line += " (" + ", ".join(o.value for o in spec.options) + ")"
+    return line
 
 
 def _in_context(text: str, context: ReadContext | None) -> str:

@@ -917,6 +917,9 @@ def read_context(
         spec = kn.k2.field(sub_type, key)
         question = prompts.question_for(kn, spec, state, key, lang)["text"]
         options = tuple(f"{o.value} ({o.label.get('en')})" for o in spec.options)
+    elif finished and state.get("proposed"):  # the changes shown, waiting for a yes
+        memo = state.get("memo", [])
+        question = prompts.confirm_changes(kn, sub_type, state["proposed"], lang, memo)["text"]
     return ReadContext(
         record="\n".join(lines)[:RECORD_CHARS],
         last_message=question,
