@@ -690,6 +690,7 @@ class MemoLexicon(Strict):
     party_roles: dict[str, MemoWords]
     holding: LangPatterns
     planned: LangPatterns
+    step_acts: LangPatterns = LangPatterns()  # a step taken, not a loan from a bank
     # sub-type -> key field -> money roles whose item holds its value (checked against K2)
     key_roles: dict[str, dict[str, list[str]]] = {}
 

@@ -255,3 +255,19 @@ def test_verbs_suffixes_and_particles_are_no_party(knowledge, brain, text) -> No
 def test_names_before_a_particle_of_people_are_parties(knowledge, brain) -> None:
     found = items(knowledge, brain, "오민재랑 강태윤이 때렸어요", "SCHOOL_VIOLENCE")
     assert "오민재" in {p["name"] for p in section(found, "parties")}
+
+
+@pytest.mark.parametrize(
+    ("text", "steps"),
+    [
+        ("은행 대출이 3억이에요", []),  # a loan from a bank is no step taken
+        ("지급명령 신청 원함.", []),  # a wish (tQ4)
+        ("형사고소도 생각하고 있습니다", []),  # only thought of (tQ5)
+        ("사망신고 했어요", []),  # no police
+        ("6월 10일에 내용증명 보냈어요", [("letter", "2026-06-10")]),
+        ("I went to the labour office on Nov 10", [("labour_office", "2026-11-10")]),
+    ],
+)
+def test_a_step_is_one_taken(knowledge, brain, text, steps) -> None:
+    found = section(items(knowledge, brain, text), "steps")
+    assert [(s["body"], s["date"]) for s in found] == steps

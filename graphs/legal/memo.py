@@ -167,8 +167,11 @@ def read_items(
             carried = carried if carried_in in (None, span.sentence) else None
         if no:
             continue
+        # a step taken: its clause says something was done, and it is no wish ("지급명령 신청
+        # 원함") nor a plan
+        done = _says(lex.step_acts, lowered) and not _wishes(kn, clause)
         for body, pattern in _patterns(lex.steps).items():
-            if pattern.search(lowered) and not planned:
+            if pattern.search(lowered) and not planned and done:
                 date = next((m.value for m in dates), None)
                 items.append({"section": "steps", "body": body, "date": date, **base})
         if evidence is not None and _says(lex.holding, lowered) and not planned:
@@ -210,6 +213,13 @@ def evidence_said(kn: Knowledge, kind: str, words: str) -> bool:
     return spec is not None and any(
         _word_in(w.lower(), lowered) for o in spec.options if o.value == kind for w in o.synonyms
     )
+
+
+def _wishes(kn: Knowledge, clause: str) -> bool:
+    """Whether a clause says what the person wants (the lexicon's `wants`, "원함" too)."""
+    squeezed = "".join(clause.lower().split())
+    cues = ["".join(c.lower().split()) for ws in kn.lexicon.wants.values() for c in ws]
+    return any(c in squeezed for c in [*cues, "원함", "원해", "원합"])
 
 
 def tells_plan(kn: Knowledge, clause: str) -> bool:
