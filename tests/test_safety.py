@@ -517,6 +517,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "he used to hit me when we were married",
         "이 집 맛이 진짜 죽인다",
         "남편이 때리면 어떻게 해야 하나요",
+        # the assault told with "I'm fine now" (legal tester set 5, tQ1)
+        "The guy was drunk, punched me in the face twice. But I'm fine now, not in any danger.",
     ],
     "SEXUAL_VIOLENCE_NOW": [
         "예전에 성추행 당한 적 있어요",
