@@ -18,9 +18,9 @@ from bot.engine import Engine
 from db import repo
 from graphs.common.context import Context
 from graphs.common.llm import LLMClient, LLMConfig
-from graphs.legal.llm_summary import LLMNarrative, narrate, still_true
+from graphs.legal.llm_summary import LLMNarrative, narrate
 from graphs.legal.rules_brain import RulesBrain
-from graphs.legal.summary import build_summary
+from graphs.legal.summary import build_summary, still_true
 from knowledge.loader import Knowledge
 from tests.fakes.openai_api import FakeOpenAI
 from tests.test_hardening import choice, command, joined, session_of, text

@@ -25,7 +25,6 @@ from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import bare_amount_corrections, change, sort_facts
-from graphs.legal.llm_summary import still_true
 from graphs.legal.nodes import (
     asked_along,
     converse,
@@ -38,7 +37,7 @@ from graphs.legal.nodes import (
     typed_verdict,
 )
 from graphs.legal.state import Message
-from graphs.legal.summary import build_summary
+from graphs.legal.summary import build_summary, still_true
 
 MAX_ADDENDUM = 600  # characters of one addendum kept
 MAX_ADDENDA = 30  # addenda kept per intake (the oldest are dropped past it)

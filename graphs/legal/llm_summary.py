@@ -157,26 +157,6 @@ def facts_text(ctx: Context, state: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def still_true(
-    narrative: list[dict[str, Any]] | None, before: dict[str, Any], after: dict[str, Any]
-) -> list[dict[str, Any]] | None:
-    """The sentences of a checked account that still hold after a change to the record (a
-    confirmed correction after the summary): those whose fields and memo items did not change.
-    None when none is left (the rules' narrative stands)."""
-    if not narrative:
-        return None
-    old, new = before.get("facts") or {}, after.get("facts") or {}
-    items = {i["id"]: i for i in before.get("memo") or []}
-    now = {i["id"]: i for i in after.get("memo") or []}
-    kept = [
-        sentence
-        for sentence in narrative
-        if all(old.get(key) == new.get(key) for key in sentence.get("fields", []))
-        and all(items.get(i) == now.get(i) for i in sentence.get("items", []))
-    ]
-    return kept or None
-
-
 def _fallback(reason: str, ctx: Context, dropped: Counter[str] | None = None) -> Narration:
     dropped = dropped or Counter()
     detail = f"; dropped: {_counted(dropped)}" if dropped else ""

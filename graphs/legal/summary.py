@@ -321,6 +321,26 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
     return lines
 
 
+def still_true(
+    narrative: list[dict[str, Any]] | None, before: dict[str, Any], after: dict[str, Any]
+) -> list[dict[str, Any]] | None:
+    """The sentences of a checked account that still hold after a change to the record (a
+    confirmed correction after the summary): those whose fields and memo items did not change.
+    None when none is left (the rules' narrative stands)."""
+    if not narrative:
+        return None
+    old, new = before.get("facts") or {}, after.get("facts") or {}
+    items = {i["id"]: i for i in before.get("memo") or []}
+    now = {i["id"]: i for i in after.get("memo") or []}
+    kept = [
+        sentence
+        for sentence in narrative
+        if all(old.get(key) == new.get(key) for key in sentence.get("fields", []))
+        and all(items.get(i) == now.get(i) for i in sentence.get("items", []))
+    ]
+    return kept or None
+
+
 def _narrative_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
     """The model's account in brief and the note that says so; none for the rules'."""
     if data["narrative_by"] != "model":
