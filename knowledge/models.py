@@ -235,9 +235,31 @@ class K2Fields(Strict):
 
     fields: dict[str, FieldSpec]
     sub_types: dict[str, SubTypeFields]
+    # Asked of every sub-type before the intake closes, after its own fields, unless the
+    # sub-type lists them itself (at a place of its own) or the person already told them.
+    closing: list[str] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _closing_fields_last(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not data.get("closing"):
+            return data
+        sub_types = {}
+        for code, spec in (data.get("sub_types") or {}).items():
+            if isinstance(spec, dict):
+                listed = [
+                    r if isinstance(r, str) else r.get("key") for r in spec.get("required") or []
+                ]
+                extra = [k for k in data["closing"] if k not in listed]
+                spec = {**spec, "required": [*(spec.get("required") or []), *extra]}
+            sub_types[code] = spec
+        return {**data, "sub_types": sub_types}
 
     @model_validator(mode="after")
     def _known_keys(self) -> K2Fields:
+        for key in self.closing:
+            if key not in self.fields:
+                raise ValueError(f"closing: unknown field {key!r}")
         for code, spec in self.sub_types.items():
             for req in spec.required_fields():
                 if req.key not in self.fields:

@@ -49,7 +49,7 @@ def test_jsonl_intake_resumes_across_processes_and_completes(tmp_path: Path) -> 
         tmp_path,
         [
             '{"command": "/start legal"}',
-            "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요",
+            "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요",
             "",
         ],
     )
@@ -124,7 +124,7 @@ def test_inputs_that_crashed_the_console_each_get_one_polite_line(tmp_path: Path
         "//",
         deep,
         '{"text": "\\udc00"}',  # a lone surrogate as the first message
-        '{"text": "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요 \\ud800"}',
+        '{"text": "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요 \\ud800"}',
         '{"text": "올해 6월"}',
         '{"text": "없어요 \\udfff"}',  # and in the last answer, whose reply is printed
         '{"command": "/summary"}',

@@ -12,7 +12,10 @@ from bot.export import collect, render
 from graphs.legal.changes import name_corrections
 from tests.test_hardening import choice, graph_values, joined, offered, text
 
-LOAN = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 5월에 100만원 갚고 나머지는 안 갚아요"
+LOAN = (
+    "작년 3월에 친구 김민수한테 500만원 빌려줬는데 5월에 100만원 갚고 나머지는 안 갚아요. "
+    "돌려받고 싶어요"
+)
 
 
 async def finished(engine: Engine) -> None:
@@ -136,6 +139,21 @@ async def test_a_yes_in_either_language_and_a_no_that_opens_a_sentence_settle_th
     assert values["facts"]["amount"] == 5_000_000  # kept: the "아니요" was the verdict
     assert values["asking"] == before  # and answered nothing else
     assert "제가 헷갈렸어요" in values["facts"]["action_description"]
+
+
+async def test_a_count_taken_back_as_the_bot_suggests_it_is_shown_and_applied(
+    engine: Engine,
+) -> None:
+    """Tester set 5 (tQ3): "5명이 아니라 2명이에요" and then "5 아니고 2요" (the very form the
+    bot suggested) changed nothing; a count is corrected like an amount."""
+    await engine.handle(text("남편과 이혼하려고 해요. 결혼한 지 10년 됐고 아이는 3명이에요"))
+    assert (await graph_values(engine))["facts"]["children_count"] == 3
+    shown = await engine.handle(text("아 자녀 수가 틀렸어요. 3명이 아니라 2명이에요", minutes=1))
+    assert "3 → 2" in joined(shown)
+    await engine.handle(text("네", minutes=2))
+    assert (await graph_values(engine))["facts"]["children_count"] == 2
+    again = await engine.handle(text("2 아니고 1이요", minutes=3))
+    assert "2 → 1" in joined(again)
 
 
 async def test_a_korean_yes_in_an_english_intake_applies_the_change(engine: Engine) -> None:

@@ -66,7 +66,9 @@ def joined(reply) -> str:
 
 
 async def start_loan(engine: Engine):
-    return await engine.handle(text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"))
+    return await engine.handle(
+        text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
+    )
 
 
 async def facts_of(engine: Engine, chat: int = CHAT) -> dict:
@@ -310,7 +312,10 @@ async def test_finished_thread_keeps_only_its_last_checkpoint(engine: Engine, kn
 async def test_logs_carry_no_message_text_and_no_chat_id(engine: Engine, caplog) -> None:
     caplog.set_level("DEBUG")
     await engine.handle(
-        text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요", chat=987654321)
+        text(
+            "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요",
+            chat=987654321,
+        )
     )
     await engine.handle(command("export", user_id=5, chat=987654321))
     ours = "\n".join(
@@ -366,7 +371,9 @@ async def test_sessions_lists_open_intakes_with_progress_for_admins(
 
 
 async def finish_loan(engine: Engine, chat: int = CHAT) -> None:
-    await engine.handle(text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요", chat=chat))
+    await engine.handle(
+        text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요", chat=chat)
+    )
     await engine.handle(text("올해 6월", chat=chat))
     done = await engine.handle(choice("a:evidence:no", chat=chat))
     assert done.state == "COMPLETED"
@@ -374,7 +381,7 @@ async def finish_loan(engine: Engine, chat: int = CHAT) -> None:
 
 async def start_loan_in(engine: Engine, chat: int):
     return await engine.handle(
-        text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요", chat=chat)
+        text("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요", chat=chat)
     )
 
 
@@ -420,6 +427,7 @@ async def test_json_export_row_has_every_column_of_a_completed_intake(
         "counterparty": "김철수",
         "counterparty_type": "acquaintance",
         "evidence": False,
+        "desired_outcome": "돌려받고 싶어요",  # said in the first message: not asked again
     }
     assert row["missing_fields"] == []
     assert row["summary_text"] == summary and "3,000,000" in summary

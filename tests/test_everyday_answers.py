@@ -195,6 +195,15 @@ def test_counts_in_words_and_lists_of_people(extractor, field, text, expected) -
     assert answer(extractor, "INHERITANCE", field, text) == expected
 
 
+def test_a_count_then_who_they_are_is_the_count(extractor) -> None:
+    """Tester set 5 (tQ3): "두 명이에요. 첫째 아들이 10살, 둘째 딸이 7살이에요. 두 아이 모두 제가
+    키우고 싶습니다." was recorded as five children (every person word of the answer counted)."""
+    told = "두 명이에요. 첫째 아들이 10살, 둘째 딸이 7살이에요. 두 아이 모두 제가 키우고 싶습니다."
+    assert answer(extractor, "DIVORCE", "children_count", told) == 2
+    listed = "아들이랑 딸이요. 첫째가 10살이고 둘째가 7살이에요."
+    assert answer(extractor, "DIVORCE", "children_count", listed) == 2
+
+
 def test_counts_and_lengths_of_time_in_a_story_need_their_cue(extractor) -> None:
     found = facts(extractor, "DIVORCE", "결혼한 지 10년 됐고 애가 둘이에요")
     assert found["marriage_duration"] == 120 and found["children_count"] == 2
@@ -244,3 +253,16 @@ def test_grounds_and_ways_of_collection_from_the_story(extractor) -> None:
     assert "divorce_grounds" not in facts(extractor, "DIVORCE", "제 바람은 아이를 키우는 거예요")
     found = facts(extractor, "DEBT_COLLECTION", "밤마다 전화해서 욕하고 엄마한테까지 연락해요")
     assert set(found["collection_kind"]) >= {"night", "family_work"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("i say already, Daesung Metal. no subcontractor", None),  # legal_set6 tX2
+        ("i am not subcontractor, i am direct worker", None),
+        ("하청 아니고 정규직이에요", "regular"),
+        ("하청업체 소속이에요", "subcontract"),
+    ],
+)
+def test_an_option_said_as_what_it_is_not_is_not_chosen(extractor, text, expected) -> None:
+    assert answer(extractor, "INDUSTRIAL_ACCIDENT", "employment_type", text) == expected

@@ -107,7 +107,9 @@ async def test_loan_intake_skips_given_facts_and_survives_a_restart(
 
     third = await driver.send(choice="a:evidence:yes")
     assert third["field"] == "evidence_type"  # evidence = yes requires its kind
-    done = await driver.send("카톡이랑 계좌이체 내역 있어요")
+    wish = await driver.send("카톡이랑 계좌이체 내역 있어요")
+    assert wish["field"] == "desired_outcome"  # asked of every case before it closes
+    done = await driver.send("돈만 돌려받으면 돼요")
     assert done["state"] == "COMPLETED"
     final = await driver.values()
     assert final["status"] == "completed"
@@ -275,7 +277,7 @@ async def test_photo_during_evidence_question_is_recorded(driver: Driver) -> Non
     assert values["facts"]["evidence"] is True
     assert "photo" in values["facts"]["evidence_type"]
     assert values["evidence_files"][0]["file_id"] == "AgAD1"
-    assert after["state"] == "COMPLETED"
+    assert after["field"] == "desired_outcome"  # the photo answered; the closing question
 
 
 def test_routers_raise_on_impossible_states() -> None:

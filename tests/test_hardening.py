@@ -24,7 +24,7 @@ from tests.support import NOW
 CHAT = 42
 USER = 5
 ADMIN = 777  # in the settings fixture's ADMIN_IDS
-LOAN = "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"
+LOAN = "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요"
 JEONSE = "전세 보증금 1억 2000만원을 집주인이 안 돌려줘요"
 
 

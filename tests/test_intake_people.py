@@ -15,7 +15,7 @@ from tests.support import NOW
 
 CHAT = 4242
 ADMIN = 777  # in the settings fixture's ADMIN_IDS
-LOAN_STORY = "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"
+LOAN_STORY = "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요"
 
 
 def text(value: str, *, input_id: str | None = None, minutes: int = 0) -> Inbound:
@@ -324,18 +324,24 @@ async def test_a_value_said_unsure_is_confirmed_with_a_button_before_it_is_kept(
     assert json.loads(row.value_json) == 3_000_000 and row.confirmed
 
 
-async def test_after_three_unreadable_answers_the_persons_words_are_kept_for_staff(
+async def test_a_plain_answer_that_cannot_be_read_is_kept_as_told_not_refused(
     engine: Engine,
 ) -> None:
+    """A plain answer the field's reader cannot normalise is kept in the person's words on its
+    first telling and the intake goes on; a sound too short to be an answer is asked again."""
     first = await engine.handle(text(LOAN_STORY))
     assert first.field == "repayment_date"
-    for words in ("그게 좀 애매한데", "그 사람 말로는 형편 될 때", "형편 될 때요"):
-        reply = await engine.handle(text(words))
-    assert "형편 될 때" in joined(reply)
+    again = await engine.handle(text("음.."))
+    assert again.field == "repayment_date" and again.state == "RE_QUESTION"
+    wish = await engine.handle(text("이자까지 다 받고 싶어요"))  # a wish: no answer to keep
+    assert wish.field == "repayment_date" and wish.state == "RE_QUESTION"
+    kept = await engine.handle(text("그 사람 말로는 형편 될 때 준대요"))
+    assert kept.field == "evidence" and "형편 될 때" in joined(kept)
     await engine.handle(choice("a:evidence:no"))
     [row] = await export_rows(engine)
     assert "형편 될 때" in row["summary_text"]
-    assert row["facts_detail"]["repayment_date"]["quote"] == "형편 될 때요"
+    assert row["facts_detail"]["repayment_date"]["quote"] == "그 사람 말로는 형편 될 때 준대요"
+    assert row["facts"]["repayment_date"] is None, row["facts"]  # the words, not a date
 
 
 async def test_a_word_in_passing_does_not_overwrite_a_fact_but_a_restated_value_does(

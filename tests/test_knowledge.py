@@ -113,7 +113,14 @@ def test_next_field_follows_priority_and_conditions(knowledge) -> None:
     assert "monthly_rent" in required_keys(k2, "LEASE_DEPOSIT", {"lease_type": "monthly"})
     assert "monthly_rent" not in required_keys(k2, "LEASE_DEPOSIT", {"lease_type": "jeonse"})
     answered, total = progress(k2, "LOAN", {**facts, "evidence": False})
-    assert (answered, total) == (4, 6)
+    assert (answered, total) == (4, 7)
+    # what the person wants closes every sub-type, after its own fields, unless it is placed
+    for code, spec in k2.sub_types.items():
+        keys = [r.key for r in spec.required_fields()]
+        assert keys.count("desired_outcome") == 1, code
+    assert required_keys(k2, "LOAN", {"evidence": False})[-1] == "desired_outcome"
+    placed = k2.sub_types["NEIGHBOR_DISPUTE"].required_fields()
+    assert [r.key for r in placed][-3:] == ["desired_outcome", "evidence", "evidence_type"]
 
 
 def test_what_is_derived_once_matches_the_fields_and_no_copy_carries_it_over(knowledge) -> None:

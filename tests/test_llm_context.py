@@ -19,7 +19,7 @@ from tests.test_hardening import choice, joined, offered, session_of, text
 from tests.test_llm import llm_settings
 
 NOW = datetime(2026, 11, 28, 12, 0)
-LOAN = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 안 갚아요"
+LOAN = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 안 갚아요. 돌려받고 싶어요"
 
 
 def reading(values=(), items=(), corrections=(), new_matter=False) -> str:

@@ -34,6 +34,7 @@ GOOD = [
      ["counterparty", "repayment_date"]),
     ("의뢰인은 관련 자료가 없다고 했습니다.", ["evidence"]),
 ]  # fmt: skip
+MOVED = ("김철수는 2026년 8월까지 갚기로 했습니다.", ["counterparty", "repayment_date"])
 
 
 @pytest.fixture
@@ -287,6 +288,8 @@ def answering(body: dict[str, Any]) -> str:
     """The fake model: a good narrative, LOAN, and an empty reading (the rules read)."""
     schema = (body.get("response_format") or {}).get("json_schema", {}).get("name")
     if schema == LLMNarrative.__name__:
+        if "2026-08" in body["messages"][-1]["content"]:  # the record after a correction
+            return narrative(GOOD[0], MOVED, GOOD[2])
         return narrative(*GOOD)
     if schema == "LLMClassification":
         return json.dumps({"sub_type": "LOAN", "confidence": 0.9})
@@ -309,6 +312,7 @@ async def finish_loan(engine: Engine) -> list:
     replies = [await engine.handle(text(ACCOUNT))]
     replies.append(await engine.handle(text("올해 6월 말까지 갚기로 했어요", minutes=1)))
     replies.append(await engine.handle(choice("a:evidence:no")))
+    replies.append(await engine.handle(text("돈만 돌려받으면 돼요", minutes=2)))
     return replies
 
 
@@ -335,14 +339,15 @@ async def test_a_loan_intake_in_llm_mode_stores_and_exports_the_checked_narrativ
         state = await engine.intake_state(session.id)
         assert state["summary"]["structured"]["narrative_by"] == "model"
         assert GOOD[0][0] in state["summary"]["text"]
-        # ...and a confirmed correction drops only the sentences resting on what changed.
+        # ...and a confirmed correction has the account written again, checked as before.
         shown = await engine.handle(text("갚기로 한 날은 6월 말 아니고 8월 말이에요", minutes=6))
         assert "→" in joined(shown)
         await engine.handle(text("네", minutes=7))
         state = await engine.intake_state(session.id)
         assert state["facts"]["repayment_date"] == "2026-08"
-        kept = [s["text"] for s in state["summary"]["structured"]["narrative"]]
-        assert kept == [GOOD[0][0], GOOD[2][0]]  # the repayment sentence is gone, not wrong
+        written = [s["text"] for s in state["summary"]["structured"]["narrative"]]
+        assert written == [GOOD[0][0], MOVED[0], GOOD[2][0]]
+        assert MOVED[0] in state["summary"]["text"] and GOOD[1][0] not in state["summary"]["text"]
     finally:
         await engine.close()
 

@@ -258,7 +258,9 @@ async def test_carrying_on_after_a_crisis_when_the_intake_was_finished_asks_noth
     """A fresh tester's card: the intake had ended, a suicide alert came, and 'carry on' led to
     the domain picker and a new intake that asked everything again."""
     await engine.use_domain(CHAT, "legal")
-    await engine.handle(said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"))
+    await engine.handle(
+        said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
+    )
     await engine.handle(said("올해 6월", hours=0.05))
     done = await engine.handle(pressed("a:evidence:no", hours=0.1))
     assert done.state == "COMPLETED"
@@ -280,7 +282,9 @@ async def test_someone_still_at_the_door_after_the_summary_is_answered_again(
     되냐구요ㅠ 아직 문앞에있어요" became an addendum for the lawyer. The danger told again is
     answered again, before anything else, until the person says the police have come."""
     await engine.use_domain(CHAT, "legal")
-    await engine.handle(said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"))
+    await engine.handle(
+        said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
+    )
     await engine.handle(said("올해 6월", hours=0.05))
     done = await engine.handle(pressed("a:evidence:no", hours=0.1))
     assert done.state == "COMPLETED"
@@ -349,7 +353,9 @@ async def test_after_the_summary_a_message_that_raised_an_alert_is_kept_with_its
 ) -> None:
     """legal_set3 tH2: the last message, after the summary, raised an alert and was lost."""
     await engine.use_domain(CHAT, "legal")
-    await engine.handle(said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"))
+    await engine.handle(
+        said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
+    )
     await engine.handle(said("올해 6월", hours=0.05))
     done = await engine.handle(pressed("a:evidence:no", hours=0.1))
     assert done.state == "COMPLETED"

@@ -120,7 +120,8 @@ async def test_the_kept_standing_is_what_the_checkpoint_says(engine: Engine) -> 
         "네",  # not a date: asked again
         "올해 6월",
         "아 금액은 350만원이에요",  # a correction while another question waits
-        "카톡 있어요",  # the last answer: the intake is complete
+        "카톡 있어요",
+        "돌려받고 싶어요",  # the last answer (what they want): the intake is complete
         "아 금액은 400만원이었어요",  # after the summary: an amendment
     ]
     kept_after = []
@@ -137,6 +138,7 @@ async def test_the_kept_standing_is_what_the_checkpoint_says(engine: Engine) -> 
         "CONFIRM_CASE_TYPE",
         "FACT_COLLECTION",
         "RE_QUESTION",
+        "FACT_COLLECTION",
         "FACT_COLLECTION",
         "FACT_COLLECTION",
     ]

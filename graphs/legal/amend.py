@@ -24,7 +24,7 @@ from graphs.common.text import is_meaningless
 from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
-from graphs.legal.changes import bare_amount_corrections, change, sort_facts
+from graphs.legal.changes import bare_number_corrections, change, sort_facts
 from graphs.legal.nodes import (
     asked_along,
     converse,
@@ -57,12 +57,12 @@ async def amend(
         return None
     at = ctx.now.isoformat()
     if data:
-        return _settle(ctx, values, data, at)
+        return await _settle(ctx, values, data, at)
     if not text.strip() or is_meaningless(text):
         return None
     verdict = typed_verdict(kn, text, lang) if values.get("proposed") else None
     if verdict is not None:  # "네" typed to the changes shown counts as pressing yes
-        return _settle(ctx, values, "a:changes:confirm" if verdict else "a:changes:deny", at)
+        return await _settle(ctx, values, "a:changes:confirm" if verdict else "a:changes:deny", at)
     context = read_context(kn, values, None, lang, finished=True)
     ex = await ctx.brain.read(text, sub_type=sub_type, asked=None, now=ctx.now, context=context)
     facts = dict(values.get("facts", {}))
@@ -84,7 +84,7 @@ async def amend(
     told = {"memo": memo} if memo != values.get("memo", []) else {}
     proposed = list(read.proposed)
     named = {p["field"] for p in proposed}
-    proposed += [p for p in bare_amount_corrections(facts, kinds, text) if p["field"] not in named]
+    proposed += [p for p in bare_number_corrections(facts, kinds, text) if p["field"] not in named]
     named |= {p["field"] for p in proposed}
     proposed += [p for p in name_fixes(kn, sub_type, facts, text) if p["field"] not in named]
     for aside in list(read.aside):
@@ -155,12 +155,12 @@ async def amend(
                 [{"label": kn.message("btn_new_intake", lang), "data": NEW_INTAKE_BUTTON}],
             )
         )
-    summary = _rebuilt(ctx, values, updates)
+    summary = await _rebuilt(ctx, values, updates)
     updates["summary"] = summary
     return updates, messages
 
 
-def _settle(
+async def _settle(
     ctx: Context, values: dict[str, Any], data: str, at: str
 ) -> tuple[dict[str, Any], list[Message]] | None:
     """The person's yes or keep for the changes shown: applied (and the summary rewritten) or
@@ -213,17 +213,23 @@ def _settle(
         updates["amendments"] += [
             {"field": p["field"], "old": p["old"], "new": p["new"], "at": at} for p in items
         ]
-    summary = _rebuilt(ctx, values, updates)
+    summary = await _rebuilt(ctx, values, updates)
     updates["summary"] = summary
     return updates, [prompts.say(kn, lang, "amended"), prompts.message(summary["text"])]
 
 
-def _rebuilt(ctx: Context, values: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
+async def _rebuilt(ctx: Context, values: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
     """The summary written again after the summary: the model's checked account keeps every
-    sentence whose facts and memo items did not change (it is never silently lost)."""
+    sentence whose facts and memo items did not change (it is never silently lost), and in LLM
+    mode is written again, checked as the first was, when a change touched any of them."""
     after = {**values, **updates}
     written = ((values.get("summary") or {}).get("structured") or {}).get("narrative")
     narrative = still_true(written, values, after)
+    if ctx.llm is not None and written and len(narrative or []) < len(written):
+        # Imported in LLM mode only, as in write_summary.
+        from graphs.legal.llm_summary import narrate
+
+        narrative = (await narrate(ctx, after)).sentences or narrative
     return build_summary(
         ctx.knowledge_base, after, ctx.lang, today=ctx.now.date(), narrative=narrative
     )

@@ -76,14 +76,44 @@ _BARE_PAIR = re.compile(
     r"(\d{1,3}(?:,\d{3})*|\d+)(?![\d.,\-/]|\s*(?:일|월|년|살|세|명|개|시|번|회))"
 )
 _SCALES = (1, 10_000, 1_000_000, 10_000_000, 100_000_000)  # 원, 만, 백만, 천만, 억
+# "5 아니고 2요", "5명이 아니라 2명이에요": a count taken back, with or without its counter.
+_COUNTER = r"\s*(?:명|개|살|세|번|회|곳|군데)?"
+_COUNT_PAIR = re.compile(
+    rf"(?<![\d.,\-/])(\d{{1,3}}){_COUNTER}\s*(?:이|가)?\s*(?:아니고|아니라|말고|아니구|아닌)\S*\s*"
+    rf"(\d{{1,3}})(?![\d.,\-/]|\s*(?:일|월|년|시|만|천|백|억|원))"
+)
 
 
-def bare_amount_corrections(
+# "5년 아니고 23년": a length of time in years taken back (recorded in months).
+_YEARS_PAIR = re.compile(
+    r"(?<![\d.,\-/])(\d{1,2})\s*년\s*(?:이|가)?\s*(?:아니고|아니라|말고|아니구|아닌)\S*\s*(\d{1,2})\s*년"
+)
+
+
+def bare_number_corrections(
     facts: dict[str, Any], kinds: dict[str, str], text: str
 ) -> list[dict[str, Any]]:
-    """Corrections of recorded amounts written as bare numbers in the amount's own unit:
-    "500 아니고 600이에요" of 5,000,000원 is 6,000,000원 (the unit is the recorded one's)."""
+    """Corrections of recorded numbers written as bare numbers: an amount in its own unit
+    ("500 아니고 600이에요" of 5,000,000원 is 6,000,000원, the unit the recorded one's), a
+    count as it was recorded ("5명이 아니라 2명이에요" of 5 children), years of a length of
+    time ("5년 아니고 23년" of a 60-month marriage)."""
     proposed = []
+    for match in _YEARS_PAIR.finditer(text):
+        old_y, new_y = (int(g) for g in match.groups())
+        key = next(
+            (k for k, v in facts.items() if kinds.get(k) == "duration" and v == old_y * 12), None
+        )
+        if key is not None and old_y != new_y:
+            proposed.append(change(key, old_y * 12, new_y * 12))
+    for match in _COUNT_PAIR.finditer(text):
+        old_n, new_n = (int(g) for g in match.groups())
+        key = next(
+            (k for k, v in facts.items() if kinds.get(k) == "int" and v == old_n != new_n), None
+        )
+        if key is not None:
+            proposed.append(change(key, old_n, new_n))
+    if proposed:
+        return proposed
     for match in _BARE_PAIR.finditer(text):
         old_n, new_n = (int(g.replace(",", "")) for g in match.groups())
         for key, recorded in facts.items():

@@ -30,8 +30,8 @@ from graphs.common.reading import (
     clause_about,
     clause_acts,
 )
+from graphs.common.text import clause_spans, is_meaningless, sentence_spans, sentences
 from graphs.common.text import clauses as clauses_of
-from graphs.common.text import is_meaningless, sentence_spans
 from graphs.legal import names
 from graphs.legal.memo import tells_plan
 from knowledge.korean import get_kiwi
@@ -364,10 +364,17 @@ class FactExtractor:
         )
         others = {v.field for v in values if v.role is Role.FACT}
         cued = {v.field for v in values if v.cued and v.role is not Role.SUPPOSED}
-        if spec.kind == "text" and tagged is None and answer is not None and cued & others:
+        if (
+            spec.kind == "text"
+            and tagged is None
+            and answer is not None
+            and cued & others
+            and not (spec.short and self._short_name(said) is not None)
+        ):
             # "다음달 말까지 갚기로 했어요" to "who borrowed it?" states another field's value by
             # its cue (갚기로 -> repayment date) and names nobody: keep the value, ask again (a
-            # counted failure, so it never loops). "6/1에 만난 사람" has no cue: an answer.
+            # counted failure, so it never loops). "6/1에 만난 사람" has no cue: an answer, and
+            # so is a name said beside other facts ("김도현이요 29살이고 … 2월10일부터 연락이 와요").
             answer, invalid = None, "text_other"
         unknown = False
         if answer is None and self._says_unknown(text.lower()):
@@ -431,6 +438,11 @@ class FactExtractor:
         self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
     ) -> tuple[Any, str | None]:
         found = normalize.find_amounts(stripped)
+        for match in reversed(found[:-1]):  # "300만원이요 갚은건 440 넘게": the one that holds
+            if self._check(spec, found[-1].value, now=now)[1] is None:
+                break
+            if self._check(spec, match.value, now=now)[1] is None:
+                return match.value, None
         value = found[-1].value if found else normalize.parse_amount(stripped)
         return self._checked_or(spec, value, "amount_unparsed", now)
 
@@ -441,6 +453,16 @@ class FactExtractor:
             return "ongoing", None
         ahead = spec.allow_future
         found = normalize.find_dates(stripped, now=now, allow_future=ahead)
+        if not ahead and len(found) > 1:
+            # "11월20일날 받았어요 … 의견제출 기한이 12월5일까지래요": a deadline or a plan told
+            # beside the answer is no past date of the field (and last year's 5 December less so)
+            plans = [
+                span
+                for span in clause_spans(stripped)
+                if tells_plan(self.knowledge, stripped[span.start : span.end])
+            ]
+            done = [m for m in found if not any(p.start <= m.start < p.end for p in plans)]
+            found = done or found
         value = (
             found[-1].value
             if found
@@ -480,8 +502,13 @@ class FactExtractor:
     ) -> tuple[Any, str | None]:
         if spec.unit in _DAY_UNITS:
             return self._checked_or(spec, normalize.parse_days(stripped), "int", now)
+        # The count opens the answer; what follows tells of each one ("두 명이에요. 첫째 아들이
+        # 10살, 둘째 딸이 7살이에요" is two, not the five people its words name).
+        head = next(iter(sentences(stripped)), stripped)
         value = normalize.parse_int(stripped)
-        listed = self._count_people(stripped)
+        if value is None and head != stripped:
+            value = normalize.parse_int(head)
+        listed = self._count_people(head)
         if listed >= 2:
             # "엄마랑 저랑 남동생이요" is three; a count that disagrees with the list
             # ("엄마랑 저랑 동생 둘") is not taken on either reading.
@@ -529,7 +556,14 @@ class FactExtractor:
             and (_ends_in_verb(stripped) or len(stripped.split()) == 1)
         ):
             return None, "text"  # "네 지금도 계속돼요" names no one: it answers something else
+        lead = names.leading_name(stripped) if spec.short and len(stripped.split()) > 1 else None
+        if lead is not None and not stripped.startswith(f"{lead} "):
+            return lead, None  # "김도현이요 29살이고 전남친이에요": the name, its facts elsewhere
         return stripped[:MAX_TEXT_ANSWER], None
+
+    def _short_name(self, text: str) -> str | None:
+        """The name a short answer gives, outright or opening it."""
+        return self._counterparty_name(text) or names.leading_name(text)
 
     def match_options(self, spec: FieldSpec, lowered: str) -> list[str]:
         """Option values whose label or synonyms appear in the text (not negated), in option order.
@@ -546,7 +580,10 @@ class FactExtractor:
             if matcher.said.search(lowered)
             else {}
         )
-        spans = {value: own for value, own in spans.items() if own}  # most options: not said
+        spans = {  # most options: not said; "no subcontractor", "하청 아니고": said, not chosen
+            value: [sp for sp in own if not _negated(lowered, sp)] for value, own in spans.items()
+        }
+        spans = {value: own for value, own in spans.items() if own}
         if not spans and matcher.by_lemmas and _HANGUL.search(lowered):
             # Nothing said as written: "제가 키운다니까요" for "제가 키우", by the option's
             # words' lemmas in order (a fallback: it never adds a second option to one said)
@@ -1013,6 +1050,20 @@ _ANSWER_READERS = {
     "duration": FactExtractor._duration_answer,
     "text": FactExtractor._text_answer,
 }
+
+
+_NEGATED_BEFORE = re.compile(r"\b(?:no|not|never|isn'?t|wasn'?t|aren'?t)\s+(?:an?\s+|the\s+)?$")
+_NEGATED_AFTER = re.compile(r"^\S{0,3}\s?(?:아니|아닌|아님|아냐)")
+
+
+def _negated(lowered: str, span: tuple[int, int]) -> bool:
+    """Whether an option's words are said as what it is not ("no subcontractor", "i am not
+    subcontractor", "하청 아니고 직영이에요")."""
+    start, end = span
+    return bool(
+        _NEGATED_BEFORE.search(lowered[max(0, start - 16) : start])
+        or _NEGATED_AFTER.match(lowered[end : end + 10])
+    )
 
 
 def _ends_in_verb(text: str) -> bool:

@@ -25,7 +25,7 @@ from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import (
-    bare_amount_corrections,
+    bare_number_corrections,
     change,
     name_corrections,
     sort_facts,
@@ -39,6 +39,14 @@ from knowledge.loader import Knowledge
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
+# A plain answer the field's reader cannot normalise is kept as told on its first telling, for
+# the lawyer, and not refused: "3월22일에 112신고했는데 경고만 하고 끝났어요. 고소는 아직 안했어요"
+# to a yes/no, "On Instagram, it was a crypto platform" to a list of channels. A value read but
+# not allowed (a future date, a zero amount), an answer too short to be one and a message about
+# other facts are asked again.
+KEPT_AS_TOLD = frozenset(
+    {"yesno", "choice", "amount_unparsed", "date_unparsed", "int", "duration", "decimal"}
+)
 MAX_CANDIDATES = 3  # case types offered as buttons when unsure
 # The picker is never a loop: the second "none of these" (or one at the list of main types), or
 # a third round of it, leads to the free-form intake (K1's free-form sub-type).
@@ -543,7 +551,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     named = {c["field"] for c in read.proposed}
     proposed_now = [
         *read.proposed,
-        *(c for c in bare_amount_corrections(facts, kinds, text) if c["field"] not in named),
+        *(c for c in bare_number_corrections(facts, kinds, text) if c["field"] not in named),
     ]
     named |= {c["field"] for c in proposed_now}
     proposed_now += [c for c in name_fixes(kn, sub_type, facts, text) if c["field"] not in named]
@@ -710,9 +718,11 @@ def _missed(
     key, text, update = state["asking"], work.text, work.update
     attempts = {**state.get("attempts", {}), key: state.get("attempts", {}).get(key, 0) + 1}
     update["attempts"] = attempts
-    if attempts[key] >= FAILURES_BEFORE_UNKNOWN:
+    plain = reason in KEPT_AS_TOLD and not _tells_else(kn, text)
+    as_told = _own_words(state, text) if plain else ""
+    if as_told or attempts[key] >= FAILURES_BEFORE_UNKNOWN:
         work.unknown.append(key)
-        words = _own_words(state, text if reason != Miss.ELSEWHERE else "")
+        words = as_told or _own_words(state, text if reason != Miss.ELSEWHERE else "")
         if words:  # what they said is kept for staff, not turned into "unknown"
             update["unclear"] = {**state.get("unclear", {}), key: words}
             work.provenance = told_story.noted(
@@ -963,6 +973,12 @@ def item_fixes(
 def typed_verdict(kn: Knowledge, text: str, lang: str) -> bool | None:
     """A short typed yes / no ("네", "아니요 그대로요", "yes"), None for anything else."""
     return _verdict(kn, {"kind": "text", "text": text}, "changes", lang, strict=True)
+
+
+def _tells_else(kn: Knowledge, text: str) -> bool:
+    """Whether a message that answers the question asked with nothing readable says something
+    else instead (a wish, a question): no answer to keep as told, the question comes again."""
+    return bool(wants.wishes(kn, text)) or bool(re.search(r"[?？]", text))
 
 
 def _own_words(state: LegalState, text: str) -> str:
