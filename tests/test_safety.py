@@ -540,6 +540,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "택배 기사님이 문을 두드려요",
         "my sister will come by tonight with her boyfriend, we're having dinner",
         "my mum will wait for me at the house tomorrow, we're going shopping",
+        # legal_set6 tV1: a fridge, not a door
+        "He wants to deduct 450,000 for the fridge that broke in September. I want it back now",
         "집 앞 카페에서 친구 기다리고 있어요",
         "예전에 전남친이 집 앞에 찾아온 적 있어요",
         "집주인이 현관 도어락 비밀번호를 바꿨어요",
