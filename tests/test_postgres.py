@@ -55,7 +55,7 @@ async def test_an_intake_runs_to_its_summary_on_postgres(pg_engine: Engine, post
     engine = pg_engine
     assert engine.records.dialect.name == "postgresql" and engine.chat_locks.shared
     first = await engine.handle(
-        said(USER, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+        said(USER, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
     )
     assert first.field == "repayment_date"
     # Another process may move the thread on: where it stands is always read from PostgreSQL.
@@ -463,7 +463,10 @@ async def test_two_processes_keep_a_chat_in_order_and_finish_what_a_killed_one_l
                 assert (
                     await post(
                         ports[0],
-                        _message(1, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요"),
+                        _message(
+                            1,
+                            "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요",
+                        ),
                     )
                     == 200
                 )

@@ -119,7 +119,7 @@ async def test_full_intake_with_buttons_photo_restart_duplicates_and_export(
     assert "typing" in fake.chat_actions(CHAT)
 
     seen = len(fake.messages(CHAT))
-    fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
     question = knowledge.k2.field("LOAN", "repayment_date").question.ko
     await wait_text(fake, CHAT, question, after=seen)
 
@@ -280,7 +280,9 @@ async def test_a_reply_slower_than_5_s_is_sent_again_and_its_turn_runs_once(
     # Telegram is slow: the first sendMessage of the next reply takes longer than
     # python-telegram-bot's 5 s. The turn has changed the intake by then.
     fake.slow_down("sendMessage", 6.0)
-    described = fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    described = fake.push_text(
+        CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요"
+    )
     question = knowledge.k2.field("LOAN", "repayment_date").question.ko
     await wait_text(fake, CHAT, question)
     _, failure = await wait_processed(fake, data, described)
@@ -413,7 +415,9 @@ async def test_sigkill_on_the_final_press_then_restart_sends_the_summary(
 
     proc = launch(INTAKE_FAILPOINT=f"{point}:3")
     try:
-        fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+        fake.push_text(
+            CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요"
+        )
         repay_q = knowledge.k2.field("LOAN", "repayment_date").question.ko
         await wait_text(fake, CHAT, repay_q)
         fake.push_text(CHAT, "올해 6월")
@@ -516,7 +520,9 @@ async def test_broken_and_unreadable_updates_never_stop_polling(
     bot = Bot(fake, data)
     await bot.start()
     # A lone surrogate (escaped in the JSON, as the Bot API sends it) stopped polling for good.
-    broken = fake.push_text(CHAT, "\udc00 작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    broken = fake.push_text(
+        CHAT, "\udc00 작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요"
+    )
     # An update python-telegram-bot cannot read at all: set aside, the batch goes on.
     unreadable = fake.push_update(
         {"message": {"message_id": 1, "date": 1_790_000_000, "chat": "oops", "text": "hi"}}
@@ -539,7 +545,10 @@ async def test_broken_and_unreadable_updates_never_stop_polling(
     assert inbox_rows(data)[unreadable] == (processed, failure)
     with sqlite3.connect(data / "records.db") as conn:
         user_texts = [r[0] for r in conn.execute("select user_text from chatturn")]
-    assert "\ufffd 작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요" in user_texts
+    assert (
+        "\ufffd 작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요"
+        in user_texts
+    )
     await bot.stop()
 
 
@@ -566,7 +575,7 @@ async def test_buttons_act_only_for_their_person_and_inline_presses_are_answered
     data = tmp_path / "data"
     bot = Bot(fake, data)
     await bot.start()
-    fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    fake.push_text(CHAT, "작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
     await wait_text(fake, CHAT, knowledge.k2.field("LOAN", "repayment_date").question.ko)
     seen = len(fake.messages(CHAT))
     fake.push_text(CHAT, "올해 6월")

@@ -986,7 +986,8 @@ def _own_words(state: LegalState, text: str) -> str:
     words = text.strip()
     if not words or is_meaningless(words):  # an earlier attempt may still be the person's words
         words = (state.get("tried") or {}).get(state.get("asking") or "", "")
-    if is_meaningless(words) or len(re.sub(r"[\W_]", "", words)) <= 2:  # "음...", "흠", "?"
+    letters = re.sub(r"[\W_]", "", words)
+    if is_meaningless(words) or len(letters) <= 2 or len(set(letters)) <= 2:  # "음...", "가가가…"
         return ""
     return " ".join(words.split())[:120]
 
