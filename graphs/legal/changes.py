@@ -70,23 +70,29 @@ def sort_facts(
     return out
 
 
+_TAKEN_BACK = r"(?:이|가)?\s*(?:아니고|아니라|말고|아니구|아닌)\S*\s*"
 # "500 아니고 600", "19 말고 20": two bare numbers, the first taken back.
 _BARE_PAIR = re.compile(
-    r"(?<![\d.,\-/])(\d{1,3}(?:,\d{3})*|\d+)\s*(?:이|가)?\s*(?:아니고|아니라|말고|아니구|아닌)\S*\s*"
+    rf"(?<![\d.,\-/])(\d{{1,3}}(?:,\d{{3}})*|\d+)\s*{_TAKEN_BACK}"
     r"(\d{1,3}(?:,\d{3})*|\d+)(?![\d.,\-/]|\s*(?:일|월|년|살|세|명|개|시|번|회))"
 )
 _SCALES = (1, 10_000, 1_000_000, 10_000_000, 100_000_000)  # 원, 만, 백만, 천만, 억
-# "5 아니고 2요", "5명이 아니라 2명이에요": a count taken back, with or without its counter.
-_COUNTER = r"\s*(?:명|개|살|세|번|회|곳|군데)?"
-_COUNT_PAIR = re.compile(
-    rf"(?<![\d.,\-/])(\d{{1,3}}){_COUNTER}\s*(?:이|가)?\s*(?:아니고|아니라|말고|아니구|아닌)\S*\s*"
-    rf"(\d{{1,3}})(?![\d.,\-/]|\s*(?:일|월|년|시|만|천|백|억|원))"
-)
-
-
-# "5년 아니고 23년": a length of time in years taken back (recorded in months).
-_YEARS_PAIR = re.compile(
-    r"(?<![\d.,\-/])(\d{1,2})\s*년\s*(?:이|가)?\s*(?:아니고|아니라|말고|아니구|아닌)\S*\s*(\d{1,2})\s*년"
+# A count or a length in years taken back, as (pattern, field kind, recorded units per number):
+# "5 아니고 2요", "5명이 아니라 2명이에요" of a count; "5년 아니고 23년" of months.
+_NUMBER_PAIRS = (
+    (
+        re.compile(rf"(?<![\d.,\-/])(\d{{1,2}})\s*년\s*{_TAKEN_BACK}(\d{{1,2}})\s*년"),
+        "duration",
+        12,
+    ),
+    (
+        re.compile(
+            rf"(?<![\d.,\-/])(\d{{1,3}})\s*(?:명|개|살|세|번|회|곳|군데)?\s*{_TAKEN_BACK}"
+            r"(\d{1,3})(?![\d.,\-/]|\s*(?:일|월|년|시|만|천|백|억|원))"
+        ),
+        "int",
+        1,
+    ),
 )
 
 
@@ -98,20 +104,15 @@ def bare_number_corrections(
     count as it was recorded ("5명이 아니라 2명이에요" of 5 children), years of a length of
     time ("5년 아니고 23년" of a 60-month marriage)."""
     proposed = []
-    for match in _YEARS_PAIR.finditer(text):
-        old_y, new_y = (int(g) for g in match.groups())
-        key = next(
-            (k for k, v in facts.items() if kinds.get(k) == "duration" and v == old_y * 12), None
-        )
-        if key is not None and old_y != new_y:
-            proposed.append(change(key, old_y * 12, new_y * 12))
-    for match in _COUNT_PAIR.finditer(text):
-        old_n, new_n = (int(g) for g in match.groups())
-        key = next(
-            (k for k, v in facts.items() if kinds.get(k) == "int" and v == old_n != new_n), None
-        )
-        if key is not None:
-            proposed.append(change(key, old_n, new_n))
+    for pattern, kind, unit in _NUMBER_PAIRS:
+        for match in pattern.finditer(text):
+            old_n, new_n = (int(g) * unit for g in match.groups())
+            key = next(
+                (k for k, v in facts.items() if kinds.get(k) == kind and v == old_n != new_n),
+                None,
+            )
+            if key is not None:
+                proposed.append(change(key, old_n, new_n))
     if proposed:
         return proposed
     for match in _BARE_PAIR.finditer(text):

@@ -438,12 +438,9 @@ class FactExtractor:
         self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
     ) -> tuple[Any, str | None]:
         found = normalize.find_amounts(stripped)
-        for match in reversed(found[:-1]):  # "300만원이요 갚은건 440 넘게": the one that holds
-            if self._check(spec, found[-1].value, now=now)[1] is None:
-                break
-            if self._check(spec, match.value, now=now)[1] is None:
-                return match.value, None
-        value = found[-1].value if found else normalize.parse_amount(stripped)
+        # the last amount the field allows ("300만원이요 갚은건 440 넘게": not the bare 440)
+        fits = [m for m in found if self._check(spec, m.value, now=now)[1] is None]
+        value = (fits or found)[-1].value if found else normalize.parse_amount(stripped)
         return self._checked_or(spec, value, "amount_unparsed", now)
 
     def _date_answer(

@@ -182,6 +182,6 @@ def party_name(text: str) -> str | None:
 def leading_name(answer: str) -> str | None:
     """The Korean full name an answer to "who?" opens with ("김도현이요 29살이고 전남친이에요",
     "박지훈입니다."), if it opens with one: a surname and a given name, its ending cut off."""
-    first = answer.split(maxsplit=1)[0] if answer.split() else ""
+    first = next(iter(answer.split()), "")
     name = bare(first.rstrip(".,!?~"))
     return name if _KOREAN_NAME.fullmatch(name) and plausible_name(name) else None
