@@ -198,7 +198,7 @@ def test_a_key_role_outside_the_sub_types_fields_is_refused(tmp_path: Path) -> N
     (tmp_path / "memo.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), "utf-8")
     with pytest.raises(KnowledgeError, match="ASSAULT.amount"):
         load_knowledge(tmp_path)
-    data["key_roles"] = {"LOAN": {"amount": ["borrowed"]}}
+    data["key_roles"] = {"LOAN": {"amount": ["handed_over"]}}
     (tmp_path / "memo.yaml").write_text(yaml.safe_dump(data, allow_unicode=True), "utf-8")
     with pytest.raises(KnowledgeError, match="unknown roles"):
         load_knowledge(tmp_path)
@@ -252,6 +252,39 @@ def test_verbs_suffixes_and_particles_are_no_party(knowledge, brain, text) -> No
     assert section(items(knowledge, brain, text, "DIVORCE"), "parties") == []
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # words Kiwi knows, standing where a bare name may (legal_set6's parties)
+        "엄마 신분증 사진도 보내서",
+        "고지서",
+        "현관문 쾅쾅 두드리고",
+        "통지서랑 배달앱 수입내역 있고",
+        "제 명의 예금 2천만원 있구요",
+        # a word quoted with 라고 is no name for that alone
+        "선이자라고",
+        "위반한날은 11월3일 오후2시22분이라고",
+        # 원청 inside another word labels nothing
+        "12월10일에 교육지원청 심의위원회가 열린대요.",
+    ],
+)
+def test_words_that_stand_where_a_name_may_are_no_party(knowledge, brain, text) -> None:
+    assert section(items(knowledge, brain, text, "FRAUD"), "parties") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("엄마 이름은 박순자에요", "박순자"),
+        ("세입자 정수진씨가 살아요", "정수진"),
+        ("임하늘한테 빌려줬어요", "임하늘"),  # a name Kiwi does not know is still one
+        ("돈 보낸 계좌가 국민은행 이민호 명의에요", "이민호"),
+    ],
+)
+def test_names_given_or_unknown_to_the_dictionary_are_parties(knowledge, brain, text, name) -> None:
+    assert name in {p["name"] for p in section(items(knowledge, brain, text, "FRAUD"), "parties")}
+
+
 def test_names_before_a_particle_of_people_are_parties(knowledge, brain) -> None:
     found = items(knowledge, brain, "오민재랑 강태윤이 때렸어요", "SCHOOL_VIOLENCE")
     assert "오민재" in {p["name"] for p in section(found, "parties")}
@@ -271,3 +304,28 @@ def test_names_before_a_particle_of_people_are_parties(knowledge, brain) -> None
 def test_a_step_is_one_taken(knowledge, brain, text, steps) -> None:
     found = section(items(knowledge, brain, text), "steps")
     assert [(s["body"], s["date"]) for s in found] == steps
+
+
+def test_the_ledger_adds_no_rates_or_alternatives_and_keeps_a_told_total(knowledge, brain) -> None:
+    # two estimates are alternatives, an hourly wage is a rate: nothing to add up
+    found = items(knowledge, brain, "수리비 견적이 250만원, 다른 데는 300만원 나왔어요")
+    assert memo.ledger(found) == {}
+    found = items(knowledge, brain, "시급 10030원이었고 밀린 임금은 213만원이에요")
+    assert memo.ledger(found) == {}
+    # parts and the total the person told: the total, not their sum
+    found = items(knowledge, brain, "150만원 보내고 250만원 보내서 합쳐서 400만원 보냈어요")
+    assert memo.ledger(found) == {"paid": 4_000_000}
+
+
+@pytest.mark.parametrize(
+    ("text", "role"),
+    [
+        ("사장한테 300만원 받았어요", "received"),  # received, from whom it does not say
+        ("9월5일에 100만원 돌려받았어요", "repaid"),
+        ("300만원 빌렸어요", "borrowed"),
+        ("아직 300만원 못받았어요", "owed"),
+        ("못받은 300만원이요", "owed"),
+    ],
+)
+def test_money_received_or_borrowed_is_told_apart_from_repaid(knowledge, brain, text, role) -> None:
+    assert [m["role"] for m in section(items(knowledge, brain, text), "money")] == [role]

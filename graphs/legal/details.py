@@ -194,30 +194,34 @@ def people(text: str, kn: Knowledge) -> list[tuple[str, int]]:
     text = " ".join(unicodedata.normalize("NFC", text).split())
     found: dict[str, int] = {}
 
-    def keep(name: str, at: int) -> None:
+    def keep(name: str, at: int, *, given: bool = False) -> None:
+        """`given`: named as a name ("이름은 …", "…씨"), not only standing where one may."""
         name = name.strip()
-        if name and not _is_kind_word(kn, name) and name[:2] not in names.NOT_A_NAME_START:
-            found.setdefault(name, at)
+        if not name or _is_kind_word(kn, name) or name[:2] in names.NOT_A_NAME_START:
+            return
+        if not given and re.search(r"[가-힣]", name) and names.dictionary_words(name):
+            return  # "고지서", "2천만원", "주차위반이라고": words, not a name
+        found.setdefault(name, at)
 
-    for name, _ in names.named(text):
-        keep(name, max(text.find(name), 0))
+    for name, how in names.named(text):
+        keep(name, max(text.find(name), 0), given=how != "called")
     for m in names.NAMED_RELATION.finditer(text):
         name = re.sub(r"\s?(씨|님)$", "", m.group("name")).strip()
         if names.plausible_name(names.bare(name)) or m.group("name").endswith("씨"):
-            keep(names.bare(name), m.start("name"))
+            keep(names.bare(name), m.start("name"), given=m.group("name").endswith("씨"))
     for m in _CALLED.finditer(text):
         if names.plausible_name(m.group("name")) and _name_like(m.group("name")):
-            keep(m.group("name"), m.start("name"))
+            keep(m.group("name"), m.start("name"), given=True)
     for m in [*_BARE_NAME.finditer(text), *_NAME_WITH.finditer(text)]:
         if names.plausible_name(m.group("name")) and _name_like(m.group("name")):
             keep(m.group("name"), m.start("name"))
     for m in _ENGLISH_NAME.finditer(text):
-        keep(m.group(0), m.start())
+        keep(m.group(0), m.start(), given=True)
     for m in _HANDLE.finditer(text):
-        keep(m.group(0), m.start())
+        keep(m.group(0), m.start(), given=True)
     for m in names.COMPANY.finditer(text):
         if m.group("name") and names.no_endings(names.bare(m.group("name"))):
-            keep(m.group("name"), m.start())
+            keep(m.group("name"), m.start(), given=True)
     for m in _EN_FULL_NAME.finditer(text):
         if m.start() > 0 and m.group(1).split()[0].lower() not in _EN_NOT_NAME_START:
             keep(m.group(1), m.start())

@@ -33,6 +33,7 @@ from graphs.common.text import clause_spans
 from graphs.legal import names
 from graphs.legal.changes import name_corrections
 from graphs.legal.details import people
+from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
 from knowledge.models import LangPatterns, MemoWords
 
@@ -56,16 +57,28 @@ def _patterns(words: dict[str, MemoWords] | LangPatterns) -> dict[str, re.Patter
     return cached[1]
 
 
-def _nearest(words: dict[str, MemoWords], lowered: str, span: tuple[int, int] | None) -> str | None:
+def _nearest(
+    words: dict[str, MemoWords],
+    lowered: str,
+    span: tuple[int, int] | None,
+    numbers: Iterable[tuple[int, int]] = (),
+) -> str | None:
     """The kind whose words stand nearest the span (anywhere in the clause when no span);
-    on a tie, the kind listed first."""
+    on a tie, the kind listed first. A word with another number between it and the span is
+    that number's ("1740만 납품에 300 받았으니": 받았 is the 300's, not the 1740만's)."""
     best: tuple[int, int, str] | None = None
+    between = [n for n in numbers if span is None or not (n[0] < span[1] and span[0] < n[1])]
     for order, (key, pattern) in enumerate(_patterns(words).items()):
         for m in pattern.finditer(lowered):
             if span is None:
                 distance = m.start()
             else:
                 distance = max(m.start() - span[1], span[0] - m.end(), 0)
+                if any(
+                    (span[1] <= a and b <= m.start()) or (m.end() <= a and b <= span[0])
+                    for a, b in between
+                ):
+                    continue
             if best is None or (distance, order) < best[:2]:
                 best = (distance, order, key)
     return best[2] if best else None
@@ -137,6 +150,7 @@ def read_items(
         for m in dates:
             items.append({"section": "chronology", "date": m.value, "planned": planned, **base})
         own = _nearest(lex.money_roles, lowered, None)
+        numbers = [(n.start(), n.end()) for n in _NUMBER.finditer(lowered)]
         for m in find_amounts(lowered):
             if m.value <= 0:
                 continue
@@ -144,7 +158,11 @@ def read_items(
             # word of its own takes the role of the clause right before it
             if carried_in not in (None, span.sentence):
                 carried = None
-            role = _nearest(lex.money_roles, lowered, (m.start, m.end)) or carried or UNCLEAR
+            role = (
+                _nearest(lex.money_roles, lowered, (m.start, m.end), numbers)
+                or (carried if _bare_list(lowered, now=now) else None)
+                or UNCLEAR
+            )
             items.append(
                 {
                     "section": "money",
@@ -179,6 +197,32 @@ def read_items(
                 if any(_word_in(word.lower(), lowered) for word in option.synonyms):
                     items.append({"section": "evidence", "kind": option.value, **base})
     return items
+
+
+_NUMBER = re.compile(r"\d[\d,.]*")
+# What a clause of a list holds besides its dates and amounts: particles, a connective.
+_LIST_TAGS = ("J", "E", "MAJ", "SN", "SP", "SS", "SF", "SO", "SW", "NR", "NNB", "XSN")
+
+
+_LIST_WORDS = frozenset("on and in at of then also another plus krw won the".split())
+
+
+def _bare_list(clause: str, *, now: datetime) -> bool:
+    """Whether a clause is an item of a list (its dates and amounts and no word of its own:
+    "9월5일에 30만원", "1,500,000 on july 15"), which takes the role of the clause before it;
+    "1억7천은 제돈" is not."""
+    spans = [
+        (m.start, m.end)
+        for m in [*find_dates(clause, now=now, allow_future=True), *find_amounts(clause)]
+    ]
+    rest = [
+        t
+        for t in get_kiwi().tokenize(clause)
+        if not any(a <= t.start and t.start + t.len <= b for a, b in spans)
+    ]
+    return all(
+        t.form in _LIST_WORDS if t.tag == "SL" else t.tag.startswith(_LIST_TAGS) for t in rest
+    )
 
 
 _PAST_FINAL = 20  # ㅆ as a Hangul syllable's final consonant: 했, 갔, 났, 었 (not 있)
@@ -376,13 +420,27 @@ def confirmed(memo: list[dict[str, Any]], ids: Iterable[str]) -> list[dict[str, 
 # --- what the lawyer reads ---------------------------------------------------------------------
 
 
+# Roles whose amounts add up to what passed between the parties. A rate (wage, rent), a
+# deposit, an estimate or a sum offered or demanded does not: two estimates are alternatives,
+# two offers a negotiation; an amount of unclear role may be any of them.
+SUMMED = ("lent", "borrowed", "repaid", "received", "paid", "lost", "owed", "deducted")
+
+
 def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
-    """Amounts added up per role, for the roles told more than once or beside another role
-    (lent 500만 and repaid 100만: the lawyer sees both sums). Plans and threats are not in it."""
-    sums: dict[str, int] = {}
+    """The total per role of the roles whose amounts add up (`SUMMED`), for a role told more
+    than once (lent 500만 and repaid 100만 twice: the lawyer sees the repaid total). An amount
+    that is the sum of the role's others is the total the person told ("150 보내고 250 보내서
+    합쳐서 400"), not one more. Plans and threats are not in it."""
+    told: dict[str, list[int]] = {}
     for item in memo:
-        if item["section"] == "money" and not item.get("planned"):
-            sums[item["role"]] = sums.get(item["role"], 0) + item["amount"]
+        if item["section"] == "money" and not item.get("planned") and item["role"] in SUMMED:
+            told.setdefault(item["role"], []).append(item["amount"])
+    sums: dict[str, int] = {}
+    for role, amounts in told.items():
+        if len(amounts) < 2:
+            continue
+        total = max(amounts)
+        sums[role] = total if total * 2 == sum(amounts) else sum(amounts)
     return sums
 
 

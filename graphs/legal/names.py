@@ -84,7 +84,7 @@ _CALLED_X = re.compile(
 )
 # "이름은 박지훈", "성함이 김영수", "닉네임은 정의의사도", "원청은 대한건설".
 _LABELLED = re.compile(
-    r"(?P<label>이름|성함|닉네임|아이디|상호|가게 이름|회사 이름|하청|원청)(?:은|는|이|가)?\s?(?:이요|요)?\s?"
+    r"(?<![가-힣])(?P<label>이름|성함|닉네임|아이디|상호|가게 이름|회사 이름|하청|원청)(?:은|는|이|가)?\s?(?:이요|요)?\s?"
     r"(?P<name>[가-힣ㄱ-ㅎA-Za-z0-9][가-힣ㄱ-ㅎA-Za-z0-9&.\-]{0,19})"
 )
 _LABELLED_EN = re.compile(
@@ -92,7 +92,7 @@ _LABELLED_EN = re.compile(
     r"(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})"
 )
 _TRAILING_PARTICLE = re.compile(
-    r"(?:이에요|예요|이요|입니다|이고요|이고|이랑|랑|한테|에게|씨|님|이가|이는|요|은|는|이|가|을|를|의|도)$"
+    r"(?:이에요|예요|에요|이요|입니다|이고요|이고|이랑|랑|한테|에게|씨|님|이가|이는|요|은|는|이|가|을|를|의|도)$"
 )
 
 
@@ -121,6 +121,24 @@ def plausible_name(word: str) -> bool:
     if not tokens or tokens[0].tag.startswith(_NOT_NAME_TAGS):
         return False
     return not any(t.tag.startswith(_NOT_NAME_TAGS) for t in tokens)
+
+
+# Kiwi's id of a noun it does not know (a name it has never seen: "임하늘", "해피머니").
+_UNKNOWN_NOUN = 2
+
+
+@functools.lru_cache(maxsize=4096)
+def dictionary_words(word: str) -> bool:
+    """Whether a Korean word found standing where a name may is made only of words Kiwi knows
+    and no name: a common noun or a compound of them ("신분증", "주차위반", "배달앱"), a number
+    or a date ("2천만원", "9월3일"), a noun with an ending ("선이자" read 선 + 이 + 자). A name
+    Kiwi knows is a proper noun ("김민수"), one it does not know an unknown noun ("임하늘")."""
+    if re.search(r"\d", word):
+        return True
+    tokens = get_kiwi().tokenize(word)
+    return bool(tokens) and not any(
+        t.tag in ("NNP", "SL") or (t.tag == "NNG" and t.id == _UNKNOWN_NOUN) for t in tokens
+    )
 
 
 def no_endings(phrase: str) -> bool:

@@ -315,7 +315,7 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
             continue
         lines += ["", f"[{lex.titles[section].get(lang)}]", *(line(i) for i in items)]
         sums = data.get("ledger") or {}
-        if section == "money" and (len(sums) > 1 or len(items) > len(sums)):
+        if section == "money" and sums:
             told = [f"{words['money'].get(k, k)} {money(v)}" for k, v in sums.items()]
             lines.append("  Σ " + " · ".join(told))
     return lines
