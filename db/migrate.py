@@ -2,12 +2,14 @@
 
 A database made before migrations existed (tables made by `create_all`, columns added by hand)
 is first brought to the first migration's schema the way it always was, then stamped with it,
-so the migrations after it apply to it like to any other. On PostgreSQL an advisory lock lets
-only one of several starting processes migrate at a time.
+so the migrations after it apply to it like to any other. Only one of several starting processes
+migrates at a time: on PostgreSQL under an advisory lock, on SQLite under a lock file beside the
+database (two processes starting on a fresh data directory both created the tables).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from filelock import FileLock
 from sqlalchemy import Connection, inspect, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlmodel import SQLModel
@@ -85,6 +88,18 @@ def _upgrade(connection: Connection, revision: str) -> None:
 
 async def migrate(engine: AsyncEngine, revision: str = "head") -> str | None:
     """Apply the pending migrations up to `revision`; return where the database is now."""
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:":
+        return await _migrate(engine, revision)
+    lock = FileLock(f"{database}.migrate.lock", thread_local=False)
+    await asyncio.to_thread(lock.acquire)
+    try:
+        return await _migrate(engine, revision)
+    finally:
+        lock.release()
+
+
+async def _migrate(engine: AsyncEngine, revision: str) -> str | None:
     async with engine.begin() as conn:
         if engine.dialect.name == "postgresql":  # released at the end of the transaction
             await conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})

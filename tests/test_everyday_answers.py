@@ -266,3 +266,72 @@ def test_grounds_and_ways_of_collection_from_the_story(extractor) -> None:
 )
 def test_an_option_said_as_what_it_is_not_is_not_chosen(extractor, text, expected) -> None:
     assert answer(extractor, "INDUSTRIAL_ACCIDENT", "employment_type", text) == expected
+
+
+# --- a date answer with several dates --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "field", "text", "expected"),
+    [
+        # the date that opens the answer, not the earlier notice told after it (legal_set6 tW3)
+        (
+            "TAX",
+            "notice_date",
+            "10월28일이요 강동세무서에서요. 그전에 9월30일에 과세예고통지?그런것도 왔었는데",
+            "2026-10-28",
+        ),
+        # not the date whose clause tells another field's event (the start, for the last day)
+        (
+            "WAGE_ARREARS",
+            "employment_end",
+            "작년 3월에 입사해서 올해 10월 31일에 잘렸어요",
+            "2026-10-31",
+        ),
+        # the weekday of the day told is that day, not last Saturday (tW2)
+        ("TAX", "notice_date", "9월20일 토요일 밤 9시쯤이요", "2026-09-20"),
+    ],
+)
+def test_the_date_asked_among_several(extractor, sub_type, field, text, expected) -> None:
+    assert answer(extractor, sub_type, field, text) == expected
+
+
+def test_several_dates_none_plainly_asked_are_not_guessed(extractor) -> None:
+    # a wrong date drives a wrong deadline: neither the first nor the last is taken
+    spec = extractor.knowledge.k2.fields["employment_end"]
+    assert extractor.parse_answer(spec, "10월 1일부터 11월 10일까지 일했어요", now=TUESDAY) == (
+        None,
+        "date_unparsed",
+    )
+
+
+# --- values told in passing that are no fact of a field ---------------------------------------
+
+
+def test_a_record_is_evidence_where_they_say_they_have_it(extractor) -> None:
+    # how a thing was done is no record kept ("112에 문자 보냈어요"), nor an account they hold
+    assert "evidence_type" not in facts(
+        extractor, "DIVORCE", "112에 문자 보냈어요 딸이랑 안방에 문잠그고 있어요", "custody_wish"
+    )
+    told = "일산에 아파트 있는데 남편 명의고 대출이 1억5천 남았어요 남편 사업통장은 몰라요"
+    found = facts(extractor, "DIVORCE", told, "property_division")
+    assert "evidence_type" not in found and "divorce_grounds" not in found  # a mortgage
+    kept = facts(extractor, "DIVORCE", "카톡 대화 다 저장해 놨어요", "custody_wish")
+    assert kept["evidence_type"] == ["messages"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("17살이요", 17),
+        ("2명이요", None),  # a count of people is no age
+        ("아들 21살 딸은 17살이요", None),  # two ages: which is asked is not guessed
+    ],
+)
+def test_an_age_answer(extractor, text, expected) -> None:
+    assert answer(extractor, "DIVORCE", "youngest_child_age", text) == expected
+
+
+def test_from_the_fifth_year_on_is_no_length_of_the_marriage(extractor) -> None:
+    told = "이혼하고 싶어요 결혼한지 23년 됐는데 남편이 술만 먹으면 때려요 결혼 5년차부터 그랬어요"
+    assert facts(extractor, "DIVORCE", told)["marriage_duration"] == 23 * 12

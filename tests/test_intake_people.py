@@ -378,3 +378,22 @@ async def test_a_correction_written_as_the_summary_shows_the_value_is_read(
     [row] = await export_rows(engine)
     assert row["facts"]["repayment_date"] == "2026-08-31"
     assert row["facts"]["amount"] == 3_000_000  # no number of the date read as an amount
+
+
+async def test_a_number_put_right_is_not_kept_as_the_answer_to_another_question(
+    engine: Engine,
+) -> None:
+    """ "5년 아니고 23년" said again while a yes/no is asked (legal_set6 tW5) puts a number right;
+    it is no answer in the person's words to the question asked, which comes again."""
+    first = await engine.handle(
+        text("이혼하고 싶어요 결혼한지 23년 됐고 남편이 때려요. 아이는 없어요")
+    )
+    asked = first.field
+    assert asked is not None
+    spec = engine.knowledge.k2.field("DIVORCE", asked)
+    assert spec.kind in ("yesno", "choice"), asked
+    again = await engine.handle(text("5년 아니고 23년", minutes=1))
+    assert again.field == asked and "5년 아니고 23년" not in joined(again)
+    [row] = await export_rows(engine, "all")
+    assert row["facts"]["marriage_duration"] == 23 * 12
+    assert asked not in (row.get("unclear") or {})

@@ -96,6 +96,12 @@ _NUMBER_PAIRS = (
 )
 
 
+def numbers_taken_back(text: str) -> bool:
+    """Whether a message takes a number back for another ("5년 아니고 23년", "3 아니고 2"):
+    a correction of a recorded value, never the plain answer to a question of another kind."""
+    return any(p.search(text) for p, _, _ in _NUMBER_PAIRS) or bool(_BARE_PAIR.search(text))
+
+
 def bare_number_corrections(
     facts: dict[str, Any], kinds: dict[str, str], text: str
 ) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -33,7 +34,7 @@ from graphs.common.reading import (
 from graphs.common.text import clause_spans, is_meaningless, sentence_spans, sentences
 from graphs.common.text import clauses as clauses_of
 from graphs.legal import names
-from graphs.legal.memo import tells_plan
+from graphs.legal.memo import tells_holding, tells_plan
 from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
@@ -80,6 +81,10 @@ _BESIDE_VALUE = frozenset(
 _PUNCT = re.compile(r"[\W_]+")
 _AGE_AFTER = re.compile(r"\s?(?:살|세(?!대)|(?i:years?\s+old|yo)\b)")
 _DAY_UNITS = ("일", "days")  # an int field counted in days ("영업정지 2개월" is 60)
+_AGE_UNITS = ("살", "세")  # an age: "2명이요" (a count of people) is none
+_COUNTED_ELSE = re.compile(
+    r"\d+\s*(?:명|개|번|회|년|개월|달|주|시간|원|만|천)|\b\d+\s*(?:people|persons|kids|children|times|years ago)\b"
+)
 _APPROX_KINDS = frozenset({"amount", "date", "int", "decimal", "duration"})
 # An English question that supposes ("If I sue for 5 million, would I win?").
 _ASKS_IF = re.compile(r"(?i)\s*(?:and\s+|so\s+|but\s+)?if\b")
@@ -355,10 +360,13 @@ class FactExtractor:
             for v in values
         ]
         said = plain
-        for v in values:  # another event's value answers nothing
-            if v.role is Role.OTHER_EVENT and v.kind == spec.kind and v.span:
+        for v in values:  # another event's value answers nothing, nor a date taken back
+            taken_back = v.role is Role.TAKEN_BACK and v.kind == "date"
+            if (v.role is Role.OTHER_EVENT or taken_back) and v.kind == spec.kind and v.span:
                 start, end = v.span
                 said = said[:start] + " " * (end - start) + said[end:]
+        if tagged is not None and spec.kind == "date" and self._dates_told(spec, said, now) > 1:
+            tagged = None  # several dates: the answer's reader chooses (`_the_date_asked`)
         answer, invalid = self.parse_answer(
             spec, said, now=now, tagged=tagged.value if tagged else None
         )
@@ -460,12 +468,54 @@ class FactExtractor:
             ]
             done = [m for m in found if not any(p.start <= m.start < p.end for p in plans)]
             found = done or found
+        if len({m.value for m in found}) > 1:
+            found = self._the_date_asked(spec, stripped, found)
+            if not found:
+                return None, "date_unparsed"  # several dates, none plainly the one asked
         value = (
             found[-1].value
             if found
             else normalize.parse_date(stripped, now=now, allow_future=ahead)
         )
         return self._checked_or(spec, value, "date_unparsed", now)
+
+    @staticmethod
+    def _dates_told(spec: FieldSpec, text: str, now: datetime) -> int:
+        found = normalize.find_dates(text.strip(), now=now, allow_future=spec.allow_future)
+        return len({m.value for m in found})
+
+    def _the_date_asked(self, spec: FieldSpec, text: str, found: list[Any]) -> list[Any]:
+        """Of several dates in an answer to a date question, the one it gives ([] when unsure,
+        for a wrong date drives a wrong deadline): not one whose clause says another date field's
+        event ("작년 3월에 입사해서 10월 31일에 잘렸어요" to the last day); then the date that
+        opens the answer alone in its clause ("10월28일이요 … 그전에 9월30일에 예고통지"); then
+        the one date whose clause has the field's own words."""
+        spans = clause_spans(text)
+
+        def clause(m: Any) -> str:
+            span = next((c for c in spans if c.start <= m.start < c.end), None)
+            return text[span.start : span.end].lower() if span else text.lower()
+
+        def says(words: Iterable[str], where: str) -> bool:
+            return any(_cue_in(w.lower(), where) for w in words)
+
+        own = {c.lower() for c in spec.cues}
+        others = {
+            c.lower() for f in self.knowledge.k2.fields.values() if f.kind == "date" for c in f.cues
+        } - own
+        left = [m for m in found if not (says(others, clause(m)) and not says(own, clause(m)))]
+        opening = [
+            m
+            for m in left
+            if not re.sub(r"[\s,.~!?-]", "", text[: m.start])
+            and sum(clause(n) == clause(m) for n in found) == 1
+        ]
+        if opening:
+            return opening[:1]
+        cued = [m for m in left if says(own, clause(m))]
+        if len({m.value for m in cued}) == 1:
+            return cued[:1]
+        return left if len({m.value for m in left}) == 1 else []
 
     def _yesno_answer(
         self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
@@ -499,6 +549,13 @@ class FactExtractor:
     ) -> tuple[Any, str | None]:
         if spec.unit in _DAY_UNITS:
             return self._checked_or(spec, normalize.parse_days(stripped), "int", now)
+        if spec.unit in _AGE_UNITS:
+            ages = {int(a) for a in re.findall(r"(\d+)\s*(?:살|세)", lowered)}
+            if len(ages) == 1:
+                return self._checked_or(spec, ages.pop(), "int", now)
+            if ages or _COUNTED_ELSE.search(lowered):
+                # several ages, or "2명이요" (a count of people) to "how old is …?"
+                return None, "int"
         # The count opens the answer; what follows tells of each one ("두 명이에요. 첫째 아들이
         # 10살, 둘째 딸이 7살이에요" is two, not the five people its words name).
         head = next(iter(sentences(stripped)), stripped)
@@ -874,9 +931,14 @@ class FactExtractor:
         specs, values = scope.specs, []
         if "evidence" not in specs:
             return values
-        # A record only threatened ("사진 뿌린다고 했어요") is no evidence the person has.
+        # A record only threatened ("사진 뿌린다고 했어요") is no evidence the person has; told
+        # beside other things, a kind is evidence where its clause says they have it ("카톡
+        # 캡처해 놨어요"), not where it is how something was done ("112에 문자 보냈어요").
+        asked = scope.asked in ("evidence", "evidence_type")
         kept = " ".join(
-            c for c in clauses_of(scope.plain) if not tells_plan(self.knowledge, c)
+            c
+            for c in clauses_of(scope.plain)
+            if not tells_plan(self.knowledge, c) and (asked or tells_holding(self.knowledge, c))
         ).lower()
         kinds = self.match_options(self.knowledge.k2.field(scope.sub_type, "evidence_type"), kept)
         if kinds:
@@ -1102,3 +1164,10 @@ _FINDERS = (
     FactExtractor._evidence_values,
     FactExtractor._name_values,
 )
+
+
+def _cue_in(cue: str, lowered: str) -> bool:
+    """A field's cue in a clause: anywhere for Korean, as whole words for English."""
+    if re.search(r"[가-힣]", cue):
+        return cue in lowered
+    return re.search(rf"(?<![a-z]){re.escape(cue)}(?![a-z])", lowered) is not None

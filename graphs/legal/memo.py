@@ -192,7 +192,7 @@ def read_items(
             if pattern.search(lowered) and not planned and done:
                 date = next((m.value for m in dates), None)
                 items.append({"section": "steps", "body": body, "date": date, **base})
-        if evidence is not None and _says(lex.holding, lowered) and not planned:
+        if evidence is not None and tells_holding(kn, clause) and not planned:
             for option in evidence.options:
                 if any(_word_in(word.lower(), lowered) for word in option.synonyms):
                     items.append({"section": "evidence", "kind": option.value, **base})
@@ -269,6 +269,11 @@ def _wishes(kn: Knowledge, clause: str) -> bool:
 def tells_plan(kn: Knowledge, clause: str) -> bool:
     """Whether a clause tells a plan or a threat ahead by its words (memo.yaml `planned`)."""
     return _says(kn.memo.planned, " ".join(clause.lower().split()))
+
+
+def tells_holding(kn: Knowledge, clause: str) -> bool:
+    """Whether a clause says the person has a record (memo.yaml `holding`: "캡처해 놨어요")."""
+    return _says(kn.memo.holding, " ".join(clause.lower().split()))
 
 
 def _word_in(word: str, lowered: str) -> bool:

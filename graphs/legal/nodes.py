@@ -28,6 +28,7 @@ from graphs.legal.changes import (
     bare_number_corrections,
     change,
     name_corrections,
+    numbers_taken_back,
     sort_facts,
     taken_back_field,
 )
@@ -718,7 +719,12 @@ def _missed(
     key, text, update = state["asking"], work.text, work.update
     attempts = {**state.get("attempts", {}), key: state.get("attempts", {}).get(key, 0) + 1}
     update["attempts"] = attempts
-    plain = reason in KEPT_AS_TOLD and not _tells_else(kn, text)
+    plain = (
+        reason in KEPT_AS_TOLD
+        and not _tells_else(kn, text)
+        # "5년 아니고 23년" to "is there property?": a number put right, no answer to keep
+        and not (reason in ("yesno", "choice") and numbers_taken_back(text))
+    )
     as_told = _own_words(state, text) if plain else ""
     if as_told or attempts[key] >= FAILURES_BEFORE_UNKNOWN:
         work.unknown.append(key)

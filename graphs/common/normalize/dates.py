@@ -464,6 +464,7 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
     kept as it is, in the future or not.
     """
     candidates: list[tuple[int, int, str | None, tuple[str, ...]]] = []
+    weekdays: set[int] = set()  # starts of the weekdays named
     for pattern, rule in _DATE_RULES:
         for m in pattern.finditer(text):
             value, others = rule(m, now), ()
@@ -471,6 +472,7 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
                 value = _resolve_no_year(value, now, allow_future=allow_future)
             elif isinstance(value, _Weekday | _Weekend):
                 value, others = _resolve_weekday(value, now, allow_future=allow_future)
+                weekdays.add(m.start())
             if value != _NOT_A_DATE:
                 candidates.append((m.start(), m.end(), value, others))
     # Earliest, then longest, claims its span; an impossible date (2024.2.30) claims it and is dropped.
@@ -483,7 +485,21 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
         claimed_until = end
         if value is not None:
             found.append(Match(value, start, end, others))
-    return found
+    # "9월20일 토요일", "Saturday, September 20": the weekday of a day told names that day
+    return [
+        m
+        for n, m in enumerate(found)
+        if m.start not in weekdays
+        or not any(
+            len(str(o.value)) == 10
+            and _BESIDE.fullmatch(text[min(o.end, m.end) : max(o.start, m.start)])
+            for o in found[max(n - 1, 0) : n + 2]
+            if o is not m and o.start not in weekdays
+        )
+    ]
+
+
+_BESIDE = re.compile(r"[\s,()\[\]]*")
 
 
 def parse_date(text: str, *, now: datetime, allow_future: bool = False) -> str | None:

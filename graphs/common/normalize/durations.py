@@ -25,8 +25,9 @@ _DURATION_KO = re.compile(
     rf"(?<![가-힣\d.])(?:(?P<y>(?:\d+(?:\.\d+)?|{SINO_RUN})\s?년)(?P<yh>\s?반)?"
     rf"(?:\s?(?:하고\s?)?(?P<m>{_MONTHS_KO})(?P<mh>\s?반)?)?"
     rf"|(?P<m2>{_MONTHS_KO})(?P<mh2>\s?반)?|(?P<half>반\s?년))"
-    # '2년 전' is a date, '24년 6월' a month, '2024년' a year, '85년생' a birth year.
-    r"(?!\s?(?:전|前|생|도|\d{1,2}\s?월))"
+    # '2년 전' is a date, '24년 6월' a month, '2024년' a year, '85년생' a birth year, '5년차부터'
+    # (from the fifth year on) a point in the length.
+    r"(?!\s?(?:전|前|생|도|\d{1,2}\s?월|[차째]\s?(?:부터|때|무렵|쯤)))"
 )
 _DURATION_EN = re.compile(
     rf"(?i)\b(?:(?P<y>{EN_COUNT}|\d+\.\d+)(?P<yh>\s+and\s+a\s+half)?\s*-?\s*(?:years?|yrs?)"
