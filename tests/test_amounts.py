@@ -169,3 +169,18 @@ def test_an_answer_reads_whatever_free_text_reads(text: str) -> None:
     free = {(m.start, m.end, m.value) for m in find_amounts(text)}
     asked = {(m.start, m.end, m.value) for m in find_amounts(text, asked=True)}
     assert free <= asked
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # thousands written with separators are an amount (legal_set6 tV1, tV2)
+        ("He wants to deduct 300,000 for cleaning and 450,000 for the fridge", [300_000, 450_000]),
+        ("i lend 4,500,000 not 5,000,000", [4_500_000, 5_000_000]),
+        # a count with separators, a year, a bare number are not
+        ("1,200 people signed it in 2025", []),
+        ("300 받았으니", []),
+    ],
+)
+def test_thousands_with_separators(text: str, expected: list[int]) -> None:
+    assert [m.value for m in find_amounts(text)] == expected

@@ -507,3 +507,23 @@ def test_parse_duration_months(text: str, expected: int) -> None:
 )
 def test_parse_duration_months_none(text: str) -> None:
     assert parse_duration_months(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a written year carries along its sentence's list (legal_set6 tV2)
+        (
+            "2,000,000 on 2025 June 3, 1,500,000 on July 15 and 1,000,000 on September 20",
+            ["2025-06-03", "2025-07-15", "2025-09-20"],
+        ),
+        ("작년 3월에 빌려줬고 6월에 조금 갚았어요", ["2025-03", "2025-06"]),
+        # not to a day before it in that year, nor into the next sentence
+        ("작년 12월에 빌려줬고 3월에 갚았어요", ["2025-12", "2026-03"]),
+        ("2025년 6월 3일에 빌려줬어요. 11월 20일에 연락왔어요", ["2025-06-03", "2026-11-20"]),
+        # the weekday of a day told is that day (tW2)
+        ("9월20일 토요일 밤 9시쯤이요", ["2026-09-20"]),
+    ],
+)
+def test_a_year_and_a_weekday_beside_the_dates_of_a_sentence(text, expected) -> None:
+    assert [m.value for m in find_dates(text.lower(), now=NOW)] == expected

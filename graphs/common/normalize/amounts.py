@@ -1,8 +1,9 @@
 """Amounts of money in Korean and English ('300만원', '1억 2천', '₩50,000', '3.5 million won')
 as integer KRW.
 
-A bare number is no amount: only a money unit, 만/억/조 or an English multiplier makes one, so
-counts, years and dates in the same message are not read as money. One rule reads free text and
+A bare number is no amount: only a money unit, 만/억/조, an English multiplier or thousands
+written with separators ("300,000", as amounts are written and counts, years and dates are not)
+makes one, so counts, years and dates in the same message are not read as money. One rule reads free text and
 answers alike: a number that could also be a word or a count — a numeral written in Hangul
 without 원 ("이천만", "삼만"), or "thousand" without a currency — is an amount when it is shaped
 like one (a run of number words: "이천만", "이억 삼천"; or 억/조: "이억") or something says it is
@@ -49,6 +50,7 @@ _AMOUNT = re.compile(
     rf"(?P<num>{_ENGLISH_FORM}|{_BIG_FORM}|{_GROUP})"
     r"(?P<unit>\s?원(?!룸|래)|\s?(?i:won|krw)(?![A-Za-z']))?"
 )
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")  # 10,000 and more, with separators
 _MULTIPLIERS = {"thousand": 10**3, "k": 10**3, "million": 10**6, "mil": 10**6, "mn": 10**6}
 _MULTIPLIERS |= {"billion": 10**9, "bn": 10**9}
 # A number with 만/million but no currency that counts something else: '3만 명', '2 million people'.
@@ -113,6 +115,8 @@ def _counts(text: str, m: re.Match[str], *, asked: bool) -> bool:
         )
     if m["mult"]:
         return m["mult"].lower() != "thousand" or asked or _money_word(text, m)
+    if _THOUSANDS.fullmatch(num):
+        return True  # '300,000', '4,500,000': written as an amount is
     if not any(c in BIG_UNITS for c in num):
         return False  # a bare '300' or '삼천' is ambiguous
     if any(c.isdigit() for c in num):

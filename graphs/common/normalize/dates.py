@@ -36,6 +36,7 @@ from graphs.common.normalize.numbers import (
     any_number,
     single,
 )
+from graphs.common.text import sentence_spans
 
 _NOT_A_DATE = ""  # a rule's verdict for a match that is no date at all (it claims no span)
 _MONTHS = {
@@ -461,14 +462,18 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
 
     A date without a year ('6/1', '6월', 'in June') is the most recent one on or before `now`;
     with `allow_future` (for facts that may lie ahead) it is in `now`'s year. A written year is
-    kept as it is, in the future or not.
+    kept as it is, in the future or not, and carries to the dates after it in its sentence that
+    follow it in that year ("2,000,000 on 2025 June 3, 1,500,000 on July 15": 2025-07-15;
+    "작년 3월에 빌려줬고 6월에 조금 갚았어요": last year's June).
     """
     candidates: list[tuple[int, int, str | None, tuple[str, ...]]] = []
     weekdays: set[int] = set()  # starts of the weekdays named
+    no_year: dict[int, _NoYear] = {}  # starts of the dates written without a year
     for pattern, rule in _DATE_RULES:
         for m in pattern.finditer(text):
             value, others = rule(m, now), ()
             if isinstance(value, _NoYear):
+                no_year[m.start()] = value
                 value = _resolve_no_year(value, now, allow_future=allow_future)
             elif isinstance(value, _Weekday | _Weekend):
                 value, others = _resolve_weekday(value, now, allow_future=allow_future)
@@ -486,7 +491,7 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
         if value is not None:
             found.append(Match(value, start, end, others))
     # "9월20일 토요일", "Saturday, September 20": the weekday of a day told names that day
-    return [
+    told = [
         m
         for n, m in enumerate(found)
         if m.start not in weekdays
@@ -497,6 +502,29 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
             if o is not m and o.start not in weekdays
         )
     ]
+    return _years_carried(text, told, no_year, weekdays)
+
+
+def _years_carried(
+    text: str, found: list[Match], no_year: dict[int, _NoYear], weekdays: set[int]
+) -> list[Match]:
+    """The dates with the year of a dated one before them in the same sentence carried to those
+    written without one that follow it in that year (see `find_dates`)."""
+    sentences = sentence_spans(text)
+    out: list[Match] = []
+    anchor: tuple[int, str] | None = None  # (sentence, value) of the last date with a year
+    for m in found:
+        sentence = next((s.sentence for s in sentences if s.start <= m.start < s.end), -1)
+        said = no_year.get(m.start)
+        if said is None:
+            if m.start not in weekdays and isinstance(m.value, str) and len(m.value) >= 7:
+                anchor = (sentence, m.value)
+        elif anchor is not None and anchor[0] == sentence:
+            carried = _iso(int(anchor[1][:4]), said.month, said.day)
+            if carried is not None and carried >= anchor[1][: len(carried)]:
+                m = Match(carried, m.start, m.end, m.alternatives)
+        out.append(m)
+    return out
 
 
 _BESIDE = re.compile(r"[\s,()\[\]]*")
