@@ -6,10 +6,11 @@ reaches the export. Through the real engine, graph and records."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 from bot.engine import Engine
 from bot.export import collect, render
-from graphs.legal.changes import name_corrections
+from graphs.legal.changes import name_corrections, paired_corrections
 from tests.test_hardening import choice, graph_values, joined, offered, text
 
 LOAN = (
@@ -167,3 +168,37 @@ async def test_a_korean_yes_in_an_english_intake_applies_the_change(engine: Engi
     assert "→" in joined(shown)
     await engine.handle(text("네", minutes=2))
     assert (await graph_values(engine))["facts"]["amount"] == 6_000_000
+
+
+async def test_a_pair_of_values_says_which_recorded_value_changes(engine: Engine) -> None:
+    """ "not A but B" and "B, not A" after the summary (legal_set6 tV2): the recorded value A
+    changes to B, whichever field the words of B alone would have placed it in."""
+    await finished(engine)
+    values = await graph_values(engine)
+    lent, due = values["facts"]["incident_date"], values["facts"]["repayment_date"]
+    assert (lent, due) == ("2025-03", "2026-12")
+    told = (
+        "date lent is still wrong. not 2025-03 but 2025-02-03, that is first time. "
+        "and he must pay back end of january 2027, not 2026-12"
+    )
+    shown = await engine.handle(text(told, minutes=2))
+    assert f"{lent} → 2025-02-03" in joined(shown)
+    assert f"{due} → 2027-01" in joined(shown)
+    await engine.handle(choice("a:changes:confirm"))
+    values = await graph_values(engine)
+    assert values["facts"]["incident_date"] == "2025-02-03"
+    assert values["facts"]["repayment_date"] == "2027-01"
+
+
+def test_paired_corrections_read_where_the_values_stand() -> None:
+    facts = {"incident_date": "2026-09-20", "amount": 5_000_000}
+    kinds = {"incident_date": "date", "amount": "amount"}
+    now = datetime(2026, 11, 28, 10)
+    read = lambda words: paired_corrections(facts, kinds, words, now=now)  # noqa: E731
+    assert read("i lend 4,500,000 not 5,000,000") == [
+        {"field": "amount", "old": 5_000_000, "new": 4_500_000}
+    ]
+    assert read("500만원이 아니라 450만원이에요")[0]["new"] == 4_500_000
+    assert read("9월 20일 아니고 6월 3일이에요")[0]["new"] == "2026-06-03"  # the year kept
+    assert read("9월20일이 아니라 2025년 6월 3일")[0]["new"] == "2025-06-03"
+    assert read("9월 20일에 빌려줬고 6월 3일에 갚았어요") == []  # two events, nothing taken back

@@ -24,7 +24,7 @@ from graphs.common.text import is_meaningless
 from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
-from graphs.legal.changes import bare_number_corrections, change, sort_facts
+from graphs.legal.changes import bare_number_corrections, change, paired_corrections, sort_facts
 from graphs.legal.nodes import (
     asked_along,
     converse,
@@ -82,7 +82,10 @@ async def amend(
         values.get("memo", []), items, restating=bool(memo_fixes) or ex.correction
     )
     told = {"memo": memo} if memo != values.get("memo", []) else {}
-    proposed = list(read.proposed)
+    # a pair of values ("not 2026-09-20 but 2025-06-03") says which recorded value changes
+    paired = paired_corrections(facts, kinds, text, now=ctx.now)
+    read.drop({c["field"] for c in paired})
+    proposed = [*paired, *read.proposed]
     named = {p["field"] for p in proposed}
     proposed += [p for p in bare_number_corrections(facts, kinds, text) if p["field"] not in named]
     named |= {p["field"] for p in proposed}

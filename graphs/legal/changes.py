@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from graphs.common.normalize import find_dates
+from graphs.common.normalize.amounts import find_amounts
 from graphs.common.reading import Reading
 
 _YEAR_SAID = re.compile(r"\d{4}|\d{2}\s*년|년도|작년|올해|재작년|지난해|last year|this year")
@@ -31,6 +34,11 @@ class Sorted:
     same: dict[str, Any] = field(default_factory=dict)  # said again with the recorded value
     proposed: list[dict[str, Any]] = field(default_factory=list)  # corrections to confirm
     aside: list[dict[str, Any]] = field(default_factory=list)  # other values, kept for staff
+
+    def drop(self, keys: set[str]) -> None:
+        """Forget what was read of `keys` (a correction read otherwise settles them)."""
+        self.proposed = [c for c in self.proposed if c["field"] not in keys]
+        self.aside = [a for a in self.aside if a["field"] not in keys]
 
 
 def sort_facts(
@@ -94,6 +102,53 @@ _NUMBER_PAIRS = (
         1,
     ),
 )
+
+
+# What stands between two values of a kind when the first is taken back for the second
+# ("3월 5일 아니고 4월 5일", "not 2026-09-20 but 2025-06-03") and when the second is taken back
+# for the first ("end of december 2025, not 2026-12-25", "4,500,000 instead of 5,000,000").
+_FIRST_TAKEN_BACK = re.compile(rf"\s*{_TAKEN_BACK}|\s*,?\s*but\s*(?:it\s*(?:is|was|'s)\s*)?")
+_SECOND_TAKEN_BACK = re.compile(r"\s*,?\s*(?:and\s*)?(?:not|instead of|rather than)\s*")
+_NOT_BEFORE = re.compile(r"(?:\bnot|\bisn't|\bwasn't)\s*(?:on\s*|in\s*)?$")
+
+
+def paired_corrections(
+    facts: dict[str, Any], kinds: dict[str, str], text: str, *, now: datetime
+) -> list[dict[str, Any]]:
+    """Corrections told as a pair of values, the one taken back beside the one meant ("not
+    2026-09-20 but 2025-06-03", "end of december 2025, not 2026-12-25", "5월 3일 아니고 6월
+    3일"): the recorded date or amount that is the value taken back, changed to the other (a
+    day said without its year keeps the recorded year). Read by where the values stand, not by
+    which field the words would place them in."""
+    lowered = " ".join(text.lower().split())
+    proposed: list[dict[str, Any]] = []
+    for kind, found in (
+        ("date", find_dates(lowered, now=now, allow_future=True)),
+        ("amount", find_amounts(lowered)),
+    ):
+        for first, second in zip(found, found[1:], strict=False):
+            between = lowered[first.end : second.start]
+            if _FIRST_TAKEN_BACK.fullmatch(between) and (
+                "but" not in between or _NOT_BEFORE.search(lowered[: first.start])
+            ):
+                old, new = first, second
+            elif _SECOND_TAKEN_BACK.fullmatch(between):
+                old, new = second, first
+            else:
+                continue
+            for key, recorded in facts.items():
+                if kinds.get(key) == kind and _is_said(recorded, old.value, kind):
+                    if not _same(recorded, new.value):
+                        proposed.append(change(key, recorded, new.value, text))
+                    break
+    return proposed
+
+
+def _is_said(recorded: Any, said: Any, kind: str) -> bool:
+    """Whether a recorded value is the one said (a date by its month and day too)."""
+    if kind == "date" and isinstance(recorded, str) and isinstance(said, str):
+        return recorded == said or (len(said) == len(recorded) == 10 and recorded[5:] == said[5:])
+    return bool(recorded == said)
 
 
 def numbers_taken_back(text: str) -> bool:

@@ -29,6 +29,7 @@ from graphs.legal.changes import (
     change,
     name_corrections,
     numbers_taken_back,
+    paired_corrections,
     sort_facts,
     taken_back_field,
 )
@@ -549,8 +550,12 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     kinds = {k: kn.k2.field(sub_type, k).kind for k in {*other, *facts} if k in kn.k2.fields}
     read = sort_facts(facts, other, ex, kinds, asked=key, text=text)
     merge_facts(facts, read.new, work.corrections)
-    named = {c["field"] for c in read.proposed}
+    # a pair of values ("not 2026-09-20 but 2025-06-03") says which recorded value changes
+    paired = paired_corrections(facts, kinds, text, now=ctx.now)
+    read.drop({c["field"] for c in paired})
+    named = {c["field"] for c in [*paired, *read.proposed]}
     proposed_now = [
+        *paired,
         *read.proposed,
         *(c for c in bare_number_corrections(facts, kinds, text) if c["field"] not in named),
     ]
