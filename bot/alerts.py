@@ -14,7 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from db import repo
 from graphs.common.normalize import find_dates
-from graphs.safety.rules import Recent, SafetyCheck, SafetyHit
+from graphs.common.text import sentences
+from graphs.safety.rules import Recent, SafetyCheck, SafetyHit, Trace
 from knowledge.loader import Knowledge
 
 log = logging.getLogger(__name__)
@@ -134,9 +135,7 @@ class SafetyDesk:
         trace = self.checker.read(text)
         # the rules raised and still holding, unless this message says help has come (now: not
         # "3월22일에 … 경찰이 와서 경고만 하고 끝났어요", the police of an earlier day)
-        helped = any(
-            terms & HELP_TERMS and not guards & HELP_UNLESS for terms, guards in trace.clauses
-        ) and not _tells_earlier_day(text, at)
+        helped = self._helped(text, trace, at)
         holding = set() if helped else {c for c in recent.raised if recent.holds(c)}
         hits = self.checker.check_trace(
             trace,
@@ -149,6 +148,20 @@ class SafetyDesk:
         if not hits and helped:
             recent.settle(at)  # "응급실 도착했어요", "not an emergency": the alerts stand down
         return hits
+
+    def _helped(self, text: str, trace: Trace, at: datetime) -> bool:
+        """Whether a sentence of the message says help has come now ("경찰 와서 그 사람
+        갔어요"), not on an earlier day it dates ("9월 15일에도 … 경찰이 경고만 했어요" beside it
+        leaves the first sentence standing)."""
+        if not any(terms & HELP_TERMS and not g & HELP_UNLESS for terms, g in trace.clauses):
+            return False
+        for sentence in sentences(text):
+            clauses = self.checker.read(sentence).clauses
+            if any(t & HELP_TERMS and not g & HELP_UNLESS for t, g in clauses) and not (
+                _tells_earlier_day(sentence, at)
+            ):
+                return True
+        return False
 
     def hold_case(self, recent: Recent, sub_type: str | None) -> None:
         """Keep the terms the chat's legal intake stands for: in a stalking intake, "지금 1층

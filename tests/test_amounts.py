@@ -180,6 +180,7 @@ def test_an_answer_reads_whatever_free_text_reads(text: str) -> None:
         # a count with separators, a year, a bare number are not
         ("1,200 people signed it in 2025", []),
         ("300 받았으니", []),
+        ("통장 다시 보니까 1,800 보냈어요", []),  # below 10,000: shorthand for 1,800만원 (tW6)
     ],
 )
 def test_thousands_with_separators(text: str, expected: list[int]) -> None:

@@ -10,7 +10,12 @@ from datetime import datetime
 
 from bot.engine import Engine
 from bot.export import collect, render
-from graphs.legal.changes import name_corrections, paired_corrections
+from graphs.legal.changes import (
+    beside_paired,
+    kept_as_said,
+    name_corrections,
+    paired_corrections,
+)
 from tests.test_hardening import choice, graph_values, joined, offered, text
 
 LOAN = (
@@ -202,3 +207,33 @@ def test_paired_corrections_read_where_the_values_stand() -> None:
     assert read("9월 20일 아니고 6월 3일이에요")[0]["new"] == "2026-06-03"  # the year kept
     assert read("9월20일이 아니라 2025년 6월 3일")[0]["new"] == "2025-06-03"
     assert read("9월 20일에 빌려줬고 6월 3일에 갚았어요") == []  # two events, nothing taken back
+
+
+def test_a_value_said_to_be_right_is_not_changed_by_the_other_beside_it() -> None:
+    now = datetime(2026, 11, 28, 10)
+    monthly = [{"field": "monthly_support", "old": 800_000, "new": 9_600_000}]
+    said = "월 양육비 80만원 맞아요 960만원은 12달 밀린 전체 금액이에요"  # legal_set7 tW3
+    assert kept_as_said(monthly, said, now=now) == []
+    posted = [{"field": "incident_date", "old": "2026-10-03", "new": "2026-10-05"}]
+    said = "게시 날짜는 10월 3일이 맞습니다. 10월 5일은 삭제 요청한 날입니다."  # tW4
+    assert kept_as_said(posted, said, now=now) == []
+    assert kept_as_said(posted, "10월 3일 아니고 10월 5일이에요", now=now) == posted
+
+
+def test_a_pair_of_amounts_corrects_the_memo_item_that_holds_it() -> None:
+    memo = [
+        {"id": "m3", "section": "money", "amount": 15_000_000, "role": "paid", "quote": "q"},
+        {"id": "m4", "section": "money", "amount": 9_000_000, "role": "paid", "quote": "q"},
+    ]
+    said = "중도금 1,500만원 아니고 1,800만원입니다. 통장 다시 보니까 1,800 보냈어요."  # tW6
+    found = paired_corrections(
+        {"amount": 9_000_000}, {"amount": "amount"}, said, now=datetime(2026, 11, 28), memo=memo
+    )
+    assert found == [{"field": "memo:m3", "old": 15_000_000, "new": 18_000_000}]
+
+
+def test_a_key_field_put_right_by_a_pair_leaves_the_item_of_the_old_value() -> None:
+    # "과태료 금액이 16만원이 아니고 20만원이에요 16만원은 빨리내면 깎아준다는거구요" (tX2)
+    paired = [{"field": "amount", "old": 160_000, "new": 200_000}]
+    item = {"field": "memo:m2", "old": 160_000, "new": 200_000}
+    assert beside_paired([*paired, item], paired) == paired

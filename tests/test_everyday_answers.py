@@ -335,3 +335,16 @@ def test_an_age_answer(extractor, text, expected) -> None:
 def test_from_the_fifth_year_on_is_no_length_of_the_marriage(extractor) -> None:
     told = "이혼하고 싶어요 결혼한지 23년 됐는데 남편이 술만 먹으면 때려요 결혼 5년차부터 그랬어요"
     assert facts(extractor, "DIVORCE", told)["marriage_duration"] == 23 * 12
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text", "expected"),
+    [
+        # the amount that opens the answer, not the discount told after it (legal_set7 tX2)
+        ("FINE", "20만원이요 기간안에 내면 16만원이라고", 200_000),
+        # not the lock's price told after the bike's (tX5)
+        ("THEFT", "180만원 주고 샀어요 자물쇠도 3만원짜리 잘라갔구요", 1_800_000),
+    ],
+)
+def test_the_amount_asked_among_several(extractor, sub_type, text, expected) -> None:
+    assert answer(extractor, sub_type, "amount", text) == expected

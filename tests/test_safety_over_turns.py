@@ -416,3 +416,32 @@ async def test_the_police_of_an_earlier_day_do_not_stand_the_alert_down(engine: 
     assert not came.alerts
     quiet = await engine.handle(said("아직 좀 무서워요", hours=0.4))
     assert not quiet.alerts  # help came today: the alert stood down
+
+
+async def test_help_come_now_beside_police_of_an_earlier_day_stands_the_alert_down(
+    engine: Engine,
+) -> None:
+    """ "경찰 와서 그 사람 갔어요 이제 괜찮아요. 9월 15일에도 112 신고한 적 있는데 …" (legal_set7
+    tU2): the first sentence says help came now, whatever the second dates; fear told after it
+    raises nothing again."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("전 회사 동료가 몇달째 따라다녀요 스토킹 때문에 상담하고 싶어요"))
+    first = await engine.handle(
+        said(
+            "잠깐만요 지금 그 사람 회사 건물 앞에 서있어요 창문으로 보여요 ㅠㅠ 어떡해요",
+            hours=0.05,
+        )
+    )
+    assert "AT_THE_DOOR" in [h.code for h in first.alerts]
+    came = await engine.handle(
+        said(
+            "112에 전화했어요 경찰 와서 그 사람 갔어요 이제 괜찮아요. 9월 15일에도 112 신고한 적 "
+            "있는데 그때는 경찰이 말로 경고만 했어요",
+            hours=0.2,
+        )
+    )
+    assert not came.alerts
+    quiet = await engine.handle(
+        said("아니요 아직이요. 접근금지 받을 수 있나요? 너무 무서워요", hours=0.3)
+    )
+    assert not quiet.alerts

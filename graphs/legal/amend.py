@@ -24,7 +24,14 @@ from graphs.common.text import is_meaningless
 from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
-from graphs.legal.changes import bare_number_corrections, change, paired_corrections, sort_facts
+from graphs.legal.changes import (
+    bare_number_corrections,
+    beside_paired,
+    change,
+    kept_as_said,
+    paired_corrections,
+    sort_facts,
+)
 from graphs.legal.nodes import (
     asked_along,
     converse,
@@ -83,7 +90,7 @@ async def amend(
     )
     told = {"memo": memo} if memo != values.get("memo", []) else {}
     # a pair of values ("not 2026-09-20 but 2025-06-03") says which recorded value changes
-    paired = paired_corrections(facts, kinds, text, now=ctx.now)
+    paired = paired_corrections(facts, kinds, text, now=ctx.now, memo=values.get("memo", []))
     read.drop({c["field"] for c in paired})
     proposed = [*paired, *read.proposed]
     named = {p["field"] for p in proposed}
@@ -113,6 +120,8 @@ async def amend(
     listed = {"questions": asked} if asked != values.get("questions", []) else {}
     proposed += item_fixes(kn, memo, ex, ctx.now)
     proposed += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed}]
+    proposed = kept_as_said(proposed, text, now=ctx.now)  # "80만원 맞아요": no change of it
+    proposed = beside_paired(proposed, paired)
     if proposed:
         # Shown to confirm; the message itself is kept for the lawyer whatever the answer.
         proposed = [p | {"quote": text[:160]} for p in proposed]

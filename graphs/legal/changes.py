@@ -104,6 +104,7 @@ _NUMBER_PAIRS = (
 )
 
 
+_MEMO_ITEM = "memo:"  # a change's field naming a memo item (graphs/legal/memo.ITEM)
 # What stands between two values of a kind when the first is taken back for the second
 # ("3월 5일 아니고 4월 5일", "not 2026-09-20 but 2025-06-03") and when the second is taken back
 # for the first ("end of december 2025, not 2026-12-25", "4,500,000 instead of 5,000,000").
@@ -113,13 +114,19 @@ _NOT_BEFORE = re.compile(r"(?:\bnot|\bisn't|\bwasn't)\s*(?:on\s*|in\s*)?$")
 
 
 def paired_corrections(
-    facts: dict[str, Any], kinds: dict[str, str], text: str, *, now: datetime
+    facts: dict[str, Any],
+    kinds: dict[str, str],
+    text: str,
+    *,
+    now: datetime,
+    memo: list[dict[str, Any]] = (),  # type: ignore[assignment]
 ) -> list[dict[str, Any]]:
     """Corrections told as a pair of values, the one taken back beside the one meant ("not
     2026-09-20 but 2025-06-03", "end of december 2025, not 2026-12-25", "5월 3일 아니고 6월
     3일"): the recorded date or amount that is the value taken back, changed to the other (a
-    day said without its year keeps the recorded year). Read by where the values stand, not by
-    which field the words would place them in."""
+    day said without its year keeps the recorded year); else the one memo item that holds it
+    ("중도금 1,500만원 아니고 1,800만원"). Read by where the values stand, not by which field the
+    words would place them in."""
     lowered = " ".join(text.lower().split())
     proposed: list[dict[str, Any]] = []
     for kind, found in (
@@ -136,12 +143,37 @@ def paired_corrections(
                 old, new = second, first
             else:
                 continue
-            for key, recorded in facts.items():
-                if kinds.get(key) == kind and _is_said(recorded, old.value, kind):
-                    if not _same(recorded, new.value):
-                        proposed.append(change(key, recorded, new.value, text))
-                    break
+            held = [
+                (key, recorded)
+                for key, recorded in facts.items()
+                if kinds.get(key) == kind and _is_said(recorded, old.value, kind)
+            ]
+            if not held:
+                section, value = ("chronology", "date") if kind == "date" else ("money", "amount")
+                held = [
+                    (_MEMO_ITEM + i["id"], i[value])
+                    for i in memo
+                    if i.get("section") == section and _is_said(i.get(value), old.value, kind)
+                ]
+                held = held if len(held) == 1 else []
+            for key, recorded in held[:1]:
+                if not _same(recorded, new.value):
+                    proposed.append(change(key, recorded, new.value, text))
     return proposed
+
+
+def beside_paired(
+    proposed: list[dict[str, Any]], paired: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The proposed changes without those of memo items that held the value a key field's
+    pair took back: "과태료 금액이 16만원이 아니고 20만원이에요 16만원은 빨리내면 깎아준다는거구요"
+    corrects the field, and the item «기간안에 내면 16만원» stays what it was."""
+    olds = [c["old"] for c in paired if not c["field"].startswith(_MEMO_ITEM)]
+    return [
+        p
+        for p in proposed
+        if not (p["field"].startswith(_MEMO_ITEM) and any(_same(o, p["old"]) for o in olds))
+    ]
 
 
 def _is_said(recorded: Any, said: Any, kind: str) -> bool:
@@ -149,6 +181,36 @@ def _is_said(recorded: Any, said: Any, kind: str) -> bool:
     if kind == "date" and isinstance(recorded, str) and isinstance(said, str):
         return recorded == said or (len(said) == len(recorded) == 10 and recorded[5:] == said[5:])
     return bool(recorded == said)
+
+
+_SAID_RIGHT = re.compile(
+    r"\s*(?:이|가|은|는|도|요)?\s*(?:맞|정확|right|correct|is right|is correct)"
+)
+_DATE_VALUE = re.compile(r"\d{4}(?:-\d{2}){0,2}")
+
+
+def kept_as_said(
+    proposed: list[dict[str, Any]], text: str, *, now: datetime
+) -> list[dict[str, Any]]:
+    """The proposed changes whose recorded value the message does not say is right: "월 양육비
+    80만원 맞아요 960만원은 밀린 전체 금액이에요" confirms the 80만원 and corrects nothing,
+    whatever the 960만원 beside it would otherwise be read as."""
+    lowered = " ".join(text.lower().split())
+    dates = find_dates(lowered, now=now, allow_future=True)
+    amounts = find_amounts(lowered)
+
+    def right(old: Any) -> bool:
+        if isinstance(old, int) and not isinstance(old, bool):
+            found, kind = amounts, "amount"
+        elif isinstance(old, str) and _DATE_VALUE.fullmatch(old):
+            found, kind = dates, "date"
+        else:
+            return False
+        return any(
+            _is_said(old, m.value, kind) and _SAID_RIGHT.match(lowered, m.end) for m in found
+        )
+
+    return [p for p in proposed if not right(p.get("old"))]
 
 
 def numbers_taken_back(text: str) -> bool:

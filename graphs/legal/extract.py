@@ -365,8 +365,14 @@ class FactExtractor:
             if (v.role is Role.OTHER_EVENT or taken_back) and v.kind == spec.kind and v.span:
                 start, end = v.span
                 said = said[:start] + " " * (end - start) + said[end:]
-        if tagged is not None and spec.kind == "date" and self._dates_told(spec, said, now) > 1:
-            tagged = None  # several dates: the answer's reader chooses (`_the_date_asked`)
+        if (
+            tagged is not None
+            and (spec.kind == "date" or not tagged.cued)
+            and self._values_told(spec, said, now) > 1
+        ):
+            # several dates, or amounts none of which the field's words placed ("예금 한
+            # 천만원? … 사채가 1억": the 예금 one is): the answer's reader chooses
+            tagged = None
         answer, invalid = self.parse_answer(
             spec, said, now=now, tagged=tagged.value if tagged else None
         )
@@ -446,9 +452,11 @@ class FactExtractor:
         self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
     ) -> tuple[Any, str | None]:
         found = normalize.find_amounts(stripped)
-        # the last amount the field allows ("300만원이요 갚은건 440 넘게": not the bare 440)
+        # the amount that opens the answer ("20만원이요 기간안에 내면 16만원이라고"), else the
+        # last one the field allows ("300만원이요 갚은건 440 넘게": not the bare 440)
         fits = [m for m in found if self._check(spec, m.value, now=now)[1] is None]
-        value = (fits or found)[-1].value if found else normalize.parse_amount(stripped)
+        opening = [m for m in fits if not re.sub(r"[\s,.~!?-]", "", stripped[: m.start])]
+        value = (opening or fits or found)[-1].value if found else normalize.parse_amount(stripped)
         return self._checked_or(spec, value, "amount_unparsed", now)
 
     def _date_answer(
@@ -480,8 +488,14 @@ class FactExtractor:
         return self._checked_or(spec, value, "date_unparsed", now)
 
     @staticmethod
-    def _dates_told(spec: FieldSpec, text: str, now: datetime) -> int:
-        found = normalize.find_dates(text.strip(), now=now, allow_future=spec.allow_future)
+    def _values_told(spec: FieldSpec, text: str, now: datetime) -> int:
+        """How many different dates (amounts) an answer to a date (amount) field gives."""
+        if spec.kind == "date":
+            found = normalize.find_dates(text.strip(), now=now, allow_future=spec.allow_future)
+        elif spec.kind == "amount":
+            found = normalize.find_amounts(text.strip())
+        else:
+            return 0
         return len({m.value for m in found})
 
     def _the_date_asked(self, spec: FieldSpec, text: str, found: list[Any]) -> list[Any]:

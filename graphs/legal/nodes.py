@@ -26,7 +26,9 @@ from graphs.legal import prompts, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import (
     bare_number_corrections,
+    beside_paired,
     change,
+    kept_as_said,
     name_corrections,
     numbers_taken_back,
     paired_corrections,
@@ -551,7 +553,9 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     read = sort_facts(facts, other, ex, kinds, asked=key, text=text)
     merge_facts(facts, read.new, work.corrections)
     # a pair of values ("not 2026-09-20 but 2025-06-03") says which recorded value changes
-    paired = paired_corrections(facts, kinds, text, now=ctx.now)
+    paired = paired_corrections(
+        facts, kinds, text, now=ctx.now, memo=update.get("memo", state.get("memo", []))
+    )
     read.drop({c["field"] for c in paired})
     named = {c["field"] for c in [*paired, *read.proposed]}
     proposed_now = [
@@ -564,6 +568,8 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     proposed_now += item_fixes(kn, update.get("memo", state.get("memo", [])), ex, ctx.now)
     proposed_now += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed_now}]
     proposed_now += suggestions(kn, ex, facts, asked=key, named=named)
+    proposed_now = kept_as_said(proposed_now, text, now=ctx.now)  # "80만원 맞아요": no change
+    proposed_now = beside_paired(proposed_now, paired)
     if proposed_now:
         update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
     if read.aside:

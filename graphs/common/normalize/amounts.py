@@ -50,7 +50,8 @@ _AMOUNT = re.compile(
     rf"(?P<num>{_ENGLISH_FORM}|{_BIG_FORM}|{_GROUP})"
     r"(?P<unit>\s?원(?!룸|래)|\s?(?i:won|krw)(?![A-Za-z']))?"
 )
-_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")  # 10,000 and more, with separators
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")  # thousands with separators
+_LEAST_WRITTEN = 10_000  # below it a bare number with a separator is shorthand ("1,800" 만원)
 _MULTIPLIERS = {"thousand": 10**3, "k": 10**3, "million": 10**6, "mil": 10**6, "mn": 10**6}
 _MULTIPLIERS |= {"billion": 10**9, "bn": 10**9}
 # A number with 만/million but no currency that counts something else: '3만 명', '2 million people'.
@@ -115,8 +116,8 @@ def _counts(text: str, m: re.Match[str], *, asked: bool) -> bool:
         )
     if m["mult"]:
         return m["mult"].lower() != "thousand" or asked or _money_word(text, m)
-    if _THOUSANDS.fullmatch(num):
-        return True  # '300,000', '4,500,000': written as an amount is
+    if _THOUSANDS.fullmatch(num) and int(num.replace(",", "")) >= _LEAST_WRITTEN:
+        return True  # '300,000', '4,500,000': written as an amount is ('1,800' may be 만원)
     if not any(c in BIG_UNITS for c in num):
         return False  # a bare '300' or '삼천' is ambiguous
     if any(c.isdigit() for c in num):
