@@ -207,3 +207,19 @@ async def test_something_else_said_to_the_which_day_question_records_no_day(
     await engine.handle(Inbound(chat_id=8, kind="choice", data="a:incident_date:on:2026-11-01"))
     assert await incident_date(engine, 8) is None
     assert reply.messages
+
+
+async def test_a_stale_press_while_a_day_is_being_chosen_shows_the_days_again(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A press of a button no longer offered is refused with the question the intake waits on:
+    while the person chooses between two days, that is the days (legal_set7 tV2 crashed here)."""
+    monkeypatch.setenv(clock.ENV, clock.setting(datetime(2026, 11, 29, 10, 0, tzinfo=SEOUL)))
+    first = await engine.handle(
+        Inbound(chat_id=9, kind="text", text="지난 토요일에 술집에서 모르는 사람한테 맞았어요")
+    )
+    offered = [c["data"] for m in first.messages for c in m.get("choices", [])]
+    assert "a:incident_date:on:2026-11-28" in offered
+    stale = await engine.handle(Inbound(chat_id=9, kind="choice", data="a:desired_outcome:confirm"))
+    again = [c["data"] for m in stale.messages for c in m.get("choices", [])]
+    assert "a:incident_date:on:2026-11-28" in again

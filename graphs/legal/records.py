@@ -80,6 +80,8 @@ def current_prompt(
         )
     pending = values.get("pending")
     if node == "FACT_COLLECTION" and sub_type and pending and pending["field"] == field:
+        if "options" in pending:  # two days the words fit ("last Monday"): which one
+            return prompts.choose_date(kn, sub_type, pending, lang)
         return prompts.confirm_question(kn, sub_type, pending, lang)
     if node in ("FACT_COLLECTION", "RE_QUESTION") and sub_type and field:
         return prompts.question_for(kn, kn.k2.field(sub_type, field), values, field, lang)
