@@ -812,7 +812,14 @@ def _date_chosen(
     if answer.get("kind") == "choice":
         data = answer.get("data", "")
         said = data.removeprefix(f"a:{key}:on:")
-        chosen = next((o for o in options if str(o) == said and said != data), None)
+        chosen = next(
+            (
+                o
+                for i, o in enumerate(options)
+                if prompts.option_data(o, i) == said and said != data
+            ),
+            None,
+        )
     elif spec.kind == "date":  # "아 어제요", "the 21st of November"
         ahead = spec.allow_future
         found = find_dates(_text(answer), now=ctx.now, allow_future=ahead)

@@ -184,11 +184,17 @@ def choose_date(kn: Knowledge, sub_type: str, pending: Mapping[str, Any], lang: 
                 "label": day_label(kn, value, lang)
                 if dated
                 else format_value(kn, spec, value, lang),
-                "data": f"a:{key}:on:{value}",
+                "data": f"a:{key}:on:{option_data(value, i)}",
             }
-            for value in pending["options"]
+            for i, value in enumerate(pending["options"])
         ],
     )
+
+
+def option_data(value: Any, index: int) -> str:
+    """A button's data for one of the values offered: the value itself, or for several options
+    of a multi-choice its place ("#1"), which keeps the data within Telegram's 64 bytes."""
+    return f"#{index}" if isinstance(value, list) else str(value)
 
 
 def day_label(kn: Knowledge, iso: str, lang: str) -> str:
