@@ -268,6 +268,49 @@ def test_an_option_said_as_what_it_is_not_is_not_chosen(extractor, text, expecte
     assert answer(extractor, "INDUSTRIAL_ACCIDENT", "employment_type", text) == expected
 
 
+@pytest.mark.parametrize(
+    ("sub_type", "field", "text", "expected"),
+    [
+        # a step said as not taken (legal_set7 tV4: "I didn't call the police" recorded called)
+        (
+            "NEIGHBOR_DISPUTE",
+            "steps_taken",
+            "관리사무소에 말했어요. 경찰은 안 불렀어요",
+            ["management_office"],
+        ),
+        (
+            "NEIGHBOR_DISPUTE",
+            "steps_taken",
+            "I didn't call the police, I only told the management office",
+            ["management_office"],
+        ),
+        (
+            "NEIGHBOR_DISPUTE",
+            "steps_taken",
+            "경찰 신고는 아직 못 했고 관리실에 얘기했어요",
+            ["management_office"],
+        ),
+        # a record said as not had
+        ("LOAN", "evidence_type", "차용증은 쓰지 않았고 이체내역이 있어요", ["bank_transfer"]),
+        ("LOAN", "evidence_type", "계약서는 없고 카톡만 있어요", ["messages"]),
+        ("LOAN", "evidence_type", "We never signed a contract but I have texts", ["messages"]),
+        # a later clause's negation is its own ("말했는데 안 해결돼요"); 안 as "inside" is none
+        (
+            "NEIGHBOR_DISPUTE",
+            "steps_taken",
+            "관리사무소에 말했는데 안 해결돼요",
+            ["management_office"],
+        ),
+        ("NEIGHBOR_DISPUTE", "steps_taken", "경찰에 신고했는데 소용없었어요", ["police"]),
+        ("ASSAULT", "evidence_type", "가게 안에 CCTV가 있어요", ["photo"]),
+    ],
+)
+def test_an_option_said_as_not_done_or_not_had_is_not_chosen(
+    extractor, sub_type, field, text, expected
+) -> None:
+    assert answer(extractor, sub_type, field, text) == expected
+
+
 # --- a date answer with several dates --------------------------------------------------------
 
 

@@ -150,7 +150,7 @@ async def engine(fake: FakeOpenAI, tmp_path, knowledge: Knowledge, kb):
 async def test_several_options_offered_as_buttons_are_chosen_by_their_place(
     fake: FakeOpenAI, engine: Engine
 ) -> None:
-    told = "윗집 소음 때문에 관리사무소에 말했어요. 경찰은 안 불렀어요"
+    told = "윗집 소음 때문에 관리사무소에 말했고 경찰에도 신고했어요"
     classified = json.dumps({"sub_type": "NEIGHBOR_DISPUTE", "confidence": 0.9})
     fake.reply_next(
         classified, reading(value(told, "steps_taken", "fact", meant="management_office"))

@@ -1129,14 +1129,56 @@ _NEGATED_BEFORE = re.compile(r"\b(?:no|not|never|isn'?t|wasn'?t|aren'?t)\s+(?:an
 _NEGATED_AFTER = re.compile(r"^\S{0,3}\s?(?:아니|아닌|아님|아냐)")
 
 
+# An English clause's verb said as not done, a few words before an option's words ("i didn't
+# call the police", "we never signed a contract"); the clause starts after its last boundary.
+_NOT_DONE_BEFORE = re.compile(
+    r"\b(?:didn'?t|did not|don'?t|do not|haven'?t|have not|hasn'?t|has not|never|not yet)"
+    r"\s+(?:[a-z'-]+\s+){0,4}$"
+)
+_CLAUSE_BOUNDARY = re.compile(r"[,.;!?]|\b(?:but|and|so|then)\b")
+_NOT_ADVERBS = frozenset({"안", "못"})
+
+
 def _negated(lowered: str, span: tuple[int, int]) -> bool:
     """Whether an option's words are said as what it is not ("no subcontractor", "i am not
-    subcontractor", "하청 아니고 직영이에요")."""
+    subcontractor", "하청 아니고 직영이에요"), or as what was not done or is not had ("경찰은
+    안 불렀어요", "계약서는 없고", "i didn't call the police")."""
     start, end = span
+    before = lowered[max(0, start - 48) : start]
+    clause = _CLAUSE_BOUNDARY.split(before)[-1]
     return bool(
         _NEGATED_BEFORE.search(lowered[max(0, start - 16) : start])
         or _NEGATED_AFTER.match(lowered[end : end + 10])
+        or _NOT_DONE_BEFORE.search(clause)
+        or _predicate_negated(lowered, span)
     )
+
+
+def _predicate_negated(lowered: str, span: tuple[int, int]) -> bool:
+    """Whether the first Korean predicate after an option's words, in their clause, is negated:
+    안 / 못 before it ("경찰 신고는 아직 안 했어요"), -지 않다 after it ("쓰지 않았어요"), or
+    없다 ("계약서는 없고"). A later predicate is another clause's ("말했는데 안 해결돼요")."""
+    start, end = span
+    if start < 0 or not _HANGUL.search(lowered[end : end + 24]):
+        return False
+    tokens = get_kiwi().tokenize(lowered[start : end + 24])
+    after = [t for t in tokens if t.start >= end - start]
+    for i, token in enumerate(after):
+        if token.tag in ("SF", "SP"):
+            return False
+        if not token.tag.startswith(("VV", "XSV", "VA", "XSA")):
+            continue
+        if token.form == "없" and token.tag == "VA":
+            return True
+        if i and after[i - 1].tag == "MAG" and after[i - 1].form in _NOT_ADVERBS:
+            return True
+        ending = after[i + 1 : i + 3]
+        return (
+            len(ending) == 2
+            and (ending[0].form, ending[0].tag) == ("지", "EC")
+            and ending[1].form in ("않", "못", "말")
+        )
+    return False
 
 
 def _ends_in_verb(text: str) -> bool:
