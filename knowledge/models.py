@@ -165,6 +165,10 @@ class FieldSpec(Strict):
     maximum: float | None = None  # int / duration / decimal upper bound
     unit: str = ""  # decimal: shown after the value ("%"); int: "일" reads "2주" as 14 days
     short: bool = False  # text: a name or a label, never a clause (checks a model's value)
+    # choice: the options are what the person did or has (steps, records), so one said as not
+    # done or not had is not chosen ("경찰은 안 불렀어요", "계약서는 없고"); elsewhere a negated
+    # verb is the grievance itself ("양육비를 안 보내요")
+    done_or_had: bool = False
     # yesno: phrases stating the fact in any message ("이사 나왔어요" -> not living there)...
     says: Statements = Statements()
     # ...and those that answer it only when it is asked ("못 받았어요" to "받지 못하셨나요?").
@@ -700,7 +704,16 @@ class MemoWords(Strict):
         return self
 
 
-MEMO_TITLES = ("chronology", "money", "parties", "steps", "evidence", "planned", "confirmed")
+MEMO_TITLES = (
+    "chronology",
+    "money",
+    "parties",
+    "steps",
+    "evidence",
+    "planned",
+    "confirmed",
+    "year_assumed",
+)
 
 
 class MemoLexicon(Strict):

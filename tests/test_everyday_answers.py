@@ -294,6 +294,13 @@ def test_an_option_said_as_what_it_is_not_is_not_chosen(extractor, text, expecte
         ("LOAN", "evidence_type", "차용증은 쓰지 않았고 이체내역이 있어요", ["bank_transfer"]),
         ("LOAN", "evidence_type", "계약서는 없고 카톡만 있어요", ["messages"]),
         ("LOAN", "evidence_type", "We never signed a contract but I have texts", ["messages"]),
+        # said, then denied (legal_set7 tV4 after the summary)
+        (
+            "NEIGHBOR_DISPUTE",
+            "steps_taken",
+            "it says 'Called the police' - I didn't. I told the management office",
+            ["management_office"],
+        ),
         # a later clause's negation is its own ("말했는데 안 해결돼요"); 안 as "inside" is none
         (
             "NEIGHBOR_DISPUTE",
@@ -303,6 +310,8 @@ def test_an_option_said_as_what_it_is_not_is_not_chosen(extractor, text, expecte
         ),
         ("NEIGHBOR_DISPUTE", "steps_taken", "경찰에 신고했는데 소용없었어요", ["police"]),
         ("ASSAULT", "evidence_type", "가게 안에 CCTV가 있어요", ["photo"]),
+        # elsewhere a negated verb is the grievance itself (legal_set6 replay)
+        ("CUSTODY", "custody_issue", "전남편이 양육비를 1년째 안보내요", "child_support"),
     ],
 )
 def test_an_option_said_as_not_done_or_not_had_is_not_chosen(

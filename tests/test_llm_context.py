@@ -69,6 +69,7 @@ async def test_a_message_is_read_with_the_record_the_question_and_its_options(
     sent = fake.chat_requests()
     assert len(sent) == 3  # a first description classified and read, then one call a message
     content = user_content(sent[-1])
+    assert content.startswith("Today: 2026-11-22 (Sunday)")  # a past from a coming date
     assert "Record so far:" in content
     assert "amount (Amount lent): KRW 5,000,000" in content  # the record, as the rules kept it
     assert "money: 5000000 lent" in content  # and its memo items

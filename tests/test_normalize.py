@@ -523,6 +523,9 @@ def test_parse_duration_months_none(text: str) -> None:
         ("2025년 6월 3일에 빌려줬어요. 11월 20일에 연락왔어요", ["2025-06-03", "2026-11-20"]),
         # the weekday of a day told is that day (tW2)
         ("9월20일 토요일 밤 9시쯤이요", ["2026-09-20"]),
+        # a year told beside a day is its year, not a year of its own (legal_set8 R5)
+        ("She died on October 20 last year", ["2025-10-20"]),
+        ("last year, October 20", ["2025-10-20"]),
     ],
 )
 def test_a_year_and_a_weekday_beside_the_dates_of_a_sentence(text, expected) -> None:

@@ -95,6 +95,9 @@ FIRES: dict[str, list[str]] = {
         "hide.\" I'm scared",
         'He said he will wait for me at my office in the morning, "you can\'t hide"',
         "지금 그 아저씨가 올라와서 저희집 문 쾅쾅 치고있어요ㅠㅠ",  # legal_set4 tJ1
+        # legal_set8 R2: a threat to come and harm her this week, written in a comment
+        "근데 어제밤에 그사람이 댓글로 작업실 위치 다 안다고 이번주에 찾아가서 가만 "
+        "안두겠다고 썼어요ㅠㅠ 작업실에 저 혼자 있을때가 많은데 너무 무서워요",
         "전남친이 집 앞에 와서 문 두드려요 무서워요",
         "그 사람이 지금 우리 집 앞에 와서 문을 두드려요 무서워요",
         "누가 도어락 비밀번호를 계속 누르고 있어요",
@@ -538,6 +541,8 @@ NEAR_MISSES: dict[str, list[str]] = {
     ],
     "AT_THE_DOOR": [
         "택배 기사님이 문을 두드려요",
+        "제가 그 사람 집에 찾아가서 그만하라고 했어요",  # the person went: no threat
+        "작년에 집에 찾아와서 가만 안두겠다고 했었어요",  # over and done
         "my sister will come by tonight with her boyfriend, we're having dinner",
         "my mum will wait for me at the house tomorrow, we're going shopping",
         # legal_set6 tV1: a fridge, not a door

@@ -649,7 +649,8 @@ class FactExtractor:
             else {}
         )
         spans = {  # most options: not said; "no subcontractor", "하청 아니고": said, not chosen
-            value: [sp for sp in own if not _negated(lowered, sp)] for value, own in spans.items()
+            value: [sp for sp in own if not _negated(lowered, sp, done=spec.done_or_had)]
+            for value, own in spans.items()
         }
         spans = {value: own for value, own in spans.items() if own}
         if not spans and matcher.by_lemmas and _HANGUL.search(lowered):
@@ -1135,21 +1136,29 @@ _NOT_DONE_BEFORE = re.compile(
     r"\b(?:didn'?t|did not|don'?t|do not|haven'?t|have not|hasn'?t|has not|never|not yet)"
     r"\s+(?:[a-z'-]+\s+){0,4}$"
 )
-_CLAUSE_BOUNDARY = re.compile(r"[,.;!?]|\b(?:but|and|so|then)\b")
+_EN_CLAUSE_START = re.compile(r"[,.;!?]|\b(?:but|and|so|then)\b")
+# ... or said and denied right after them ("it says 'called the police' - i didn't")
+_NOT_DONE_AFTER = re.compile(
+    r"^\W{0,6}\s*(?:but\s+)?(?:i|we)\s+(?:didn'?t|did not|never|haven'?t|have not|don'?t)\b"
+)
 _NOT_ADVERBS = frozenset({"안", "못"})
 
 
-def _negated(lowered: str, span: tuple[int, int]) -> bool:
+def _negated(lowered: str, span: tuple[int, int], *, done: bool = False) -> bool:
     """Whether an option's words are said as what it is not ("no subcontractor", "i am not
-    subcontractor", "하청 아니고 직영이에요"), or as what was not done or is not had ("경찰은
-    안 불렀어요", "계약서는 없고", "i didn't call the police")."""
+    subcontractor", "하청 아니고 직영이에요"), or, for a field of what the person did or has
+    (`done`), as not done or not had ("경찰은 안 불렀어요", "계약서는 없고", "i didn't call the
+    police")."""
     start, end = span
-    before = lowered[max(0, start - 48) : start]
-    clause = _CLAUSE_BOUNDARY.split(before)[-1]
-    return bool(
-        _NEGATED_BEFORE.search(lowered[max(0, start - 16) : start])
-        or _NEGATED_AFTER.match(lowered[end : end + 10])
-        or _NOT_DONE_BEFORE.search(clause)
+    if _NEGATED_BEFORE.search(lowered[max(0, start - 16) : start]):
+        return True
+    if _NEGATED_AFTER.match(lowered[end : end + 10]):
+        return True
+    if not done:
+        return False
+    clause = _EN_CLAUSE_START.split(lowered[max(0, start - 48) : start])[-1]
+    return (
+        bool(_NOT_DONE_BEFORE.search(clause) or _NOT_DONE_AFTER.match(lowered[end : end + 40]))
         or _predicate_negated(lowered, span)
     )
 

@@ -120,13 +120,14 @@ Answer with:
 - values: every value the message gives for one of these fields. Copy `said` exactly from the
   message (the words that give it) and give its role: "answer" (the asked field's value),
   "fact" (stated as true), "taken_back" (the person withdraws it: "not X"), "other_event" (a
-  date or amount of another event or person), "supposed" (said in a supposition or a question).
+  date or amount said beside a field of its kind but of another event or person; give it as
+  an item too), "supposed" (said in a supposition or a question).
   For a yes/no or choice field also give `meant`: what the words mean for that field, as
   "yes" or "no" or the option code(s), comma-separated ("둘 다요" after two options were named
   gives both codes; "he never paid it" to "unpaid?" means yes). For a taken_back value,
   `meant` is what is withdrawn ("I didn't call the police": police). approx: true when the
   value is given as approximate ("한 300쯤", "about June").
-  A date or amount of anything that is none of these fields goes in items, not in values.
+  A date or amount of anything no field is about goes in items only.
 - items: everything else a lawyer's intake memo keeps, each with `said` copied exactly from the
   message and its `kind`:
   money (said holds one amount; kind: {money}),
@@ -225,7 +226,7 @@ class LLMBrain:
             steps=", ".join(memo.steps),
             evidence=", ".join(o.value for o in evidence.options) if evidence else "",
         )
-        said = await self._ask("read", LLMReading, system, _in_context(text, context))
+        said = await self._ask("read", LLMReading, system, _in_context(text, context, now))
         if said is None:
             return ruled
         checked = self._checked(ruled, said, keys=keys, sub_type=sub_type, asked=asked, now=now)
@@ -437,12 +438,13 @@ def _field_line(spec: Any, key: str) -> str:
     return line
 
 
-def _in_context(text: str, context: ReadContext | None) -> str:
-    """What the model reads: the record so far, the bot's last message, the options of the
-    field asked, then the message (all of it masked alike for a remote endpoint)."""
+def _in_context(text: str, context: ReadContext | None, now: datetime) -> str:
+    """What the model reads: the message's day, the record so far, the bot's last message, the
+    options of the field asked, then the message (all of it masked alike for a remote
+    endpoint). A model without the day cannot tell a past from a coming date."""
     if context is None:
         return text
-    parts = []
+    parts = [f"Today: {now:%Y-%m-%d (%A)}"]
     if context.record:
         parts.append("Record so far:\n" + context.record)
     if context.finished:
@@ -486,7 +488,10 @@ def checked_items(
         elif item.section == "chronology":
             if date is None or (not item.planned and is_future(date, now=now)):
                 continue
-            out.append({"section": "chronology", "date": date, "planned": item.planned, **base})
+            yearless = {"yearless": True} if dates[0].yearless else {}
+            out.append(
+                {"section": "chronology", "date": date, "planned": item.planned, **base} | yearless
+            )
         elif item.section == "parties":
             named = people(words, kn)
             name = named[0][0] if named else words

@@ -148,7 +148,8 @@ def read_items(
         planned = planned or any(is_future(m.value, now=now) for m in dates)
         named = [(n, w) for n, w in people(clause, kn) if not _role_word(kn, n)]
         for m in dates:
-            items.append({"section": "chronology", "date": m.value, "planned": planned, **base})
+            item = {"section": "chronology", "date": m.value, "planned": planned, **base}
+            items.append(item | ({"yearless": True} if m.yearless else {}))
         own = _nearest(lex.money_roles, lowered, None)
         numbers = [(n.start(), n.end()) for n in _NUMBER.finditer(lowered)]
         for m in find_amounts(lowered):
@@ -388,6 +389,23 @@ def merged(
 
 
 # --- key fields point at items -----------------------------------------------------------------
+
+
+def with_day_chosen(
+    memo: list[dict[str, Any]], pending: dict[str, Any], chosen: str
+) -> list[dict[str, Any]]:
+    """The memo once the person chose which day words meant (`pending`: the days offered, the
+    message's time): that message's chronology items dated the first day offered are the day
+    chosen, its year now the person's."""
+    first = str(pending["options"][0])
+    return [
+        {k: v for k, v in item.items() if k != "yearless"} | {"date": chosen}
+        if item.get("section") == "chronology"
+        and item.get("at") == pending.get("at")
+        and item.get("date") == first
+        else item
+        for item in memo
+    ]
 
 
 def links(

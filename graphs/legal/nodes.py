@@ -39,6 +39,7 @@ from graphs.legal.details import people, split_counterparty
 from graphs.legal.fields import next_field, percent, progress
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
+from graphs.legal.years import told_years, with_years_asked
 from knowledge.loader import Knowledge
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
@@ -168,6 +169,10 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
             sub_type = result.top.sub_type
         confidence = result.confidence
     reading = await ctx.brain.read(description, sub_type=sub_type, asked=None, now=ctx.now)
+    years = told_years(state.get("memo", []), description, now=ctx.now)
+    reading = with_years_asked(  # "12월" in a story of 2024: which year
+        reading, years, now=ctx.now, recorded=state.get("facts", {})
+    )
     facts = dict(state.get("facts", {}))
     found = {k: v for k, v in reading.facts.items() if k in kn.k2.fields}
     at = ctx.now.isoformat()
@@ -208,6 +213,7 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     at = ctx.now.isoformat()
     suggested = suggestions(kn, reading, facts)  # only a model read them: confirmed first
     choice = date_choice(reading, facts, description)  # "last Saturday" on a Sunday: asked first
+    choice = choice and choice | {"at": at}
     return {
         **(
             {"proposed": [c | {"quote": description[:160]} for c in suggested]} if suggested else {}
@@ -537,6 +543,8 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     work.text = work.quote = text
     context = read_context(kn, state, key, lang)
     ex = await ctx.brain.read(text, sub_type=sub_type, asked=key, now=ctx.now, context=context)
+    years = told_years(update.get("memo", state.get("memo", [])), text, now=ctx.now)
+    ex = with_years_asked(ex, years, now=ctx.now, recorded=facts)  # "3월 12일" in a 2024 story
     other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
     told = legal_memo.merged(
         legal_memo.message_items(kn, text, at=work.at, now=ctx.now, reading=ex),
@@ -604,7 +612,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     work.value, work.reason, work.said_unknown = ex.answer, ex.invalid, ex.unknown
     choice = date_choice(ex, facts, text)
     if choice is not None:  # words that fit two days: the person chooses before it is kept
-        update["pending"] = choice
+        update["pending"] = choice | {"at": work.at}
         work.aside = work.aside or choice["field"] == key
     asked_kind = kn.k2.field(sub_type, key).kind
     corrected = taken_back_field(facts, ex, kinds, asked_kind)
@@ -835,11 +843,14 @@ def _date_chosen(
     work.provenance = told_story.noted(
         work.provenance, [key], quote=pending["quote"], at=work.at, confirmed=True
     )
+    memo = state.get("memo", [])
+    dated = legal_memo.with_day_chosen(memo, pending, chosen) if spec.kind == "date" else memo
     return work.settled(
         facts=work.facts,
         corrections=work.corrections,
         provenance=work.provenance,
         outbox=work.outbox,
+        **({"memo": dated} if dated != memo else {}),
     )
 
 
@@ -943,6 +954,7 @@ def read_context(
         value = item.get("amount") or item.get("date") or item.get("name") or item.get("body")
         kind = item.get("role") or item.get("kind") or ""
         ahead = " (ahead)" if item.get("planned") else ""
+        ahead += " (year not said)" if item.get("yearless") else ""
         lines.append(
             f"- {item['id']} {item['section']}: {value or ''} {kind}{ahead} «{item['quote'][:60]}»"
         )

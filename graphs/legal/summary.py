@@ -284,6 +284,22 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
     kinds = {o.value: o.label.get(lang) for o in evidence.options} if evidence else {}
     planned = lex.titles["planned"].get(lang)
     mark = f" ✓{lex.titles['confirmed'].get(lang)}"
+    assumed = lex.titles["year_assumed"].get(lang)
+    # a date told without its year, later than the earliest year the person wrote, may be of
+    # that earlier year: its year is marked as ours (`graphs/legal/years.py`)
+    earliest = min(
+        (
+            int(i["date"][:4])
+            for i in memo
+            if i["section"] == "chronology" and not i.get("yearless")
+        ),
+        default=None,
+    )
+
+    def assumed_year(item: dict[str, Any]) -> bool:
+        return (
+            bool(item.get("yearless")) and earliest is not None and int(item["date"][:4]) > earliest
+        )
 
     def money(amount: int) -> str:
         return f"{amount:,}원" if lang == "ko" else f"KRW {amount:,}"
@@ -292,6 +308,7 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
         section = item["section"]
         if section == "chronology":
             head = item["date"] + (f" ({planned})" if item.get("planned") else "")
+            head += f" ({assumed})" if assumed_year(item) else ""
         elif section == "money":
             role = words["money"].get(item["role"], "?")
             head = f"{money(item['amount'])} — {role}"

@@ -489,7 +489,7 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
             continue
         claimed_until = end
         if value is not None:
-            found.append(Match(value, start, end, others))
+            found.append(Match(value, start, end, others, yearless=start in no_year))
     # "9월20일 토요일", "Saturday, September 20": the weekday of a day told names that day
     told = [
         m
@@ -502,7 +502,31 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
             if o is not m and o.start not in weekdays
         )
     ]
-    return _years_carried(text, told, no_year, weekdays)
+    return _years_carried(text, _years_beside(text, told, no_year), no_year, weekdays)
+
+
+def _years_beside(text: str, found: list[Match], no_year: dict[int, _NoYear]) -> list[Match]:
+    """A year told right beside a date written without one is that date's ("October 20 last
+    year", "last year, October 20", "3월 5일 작년"): one date, not a day of this year and a
+    year of its own."""
+    out = list(found)
+    for n, m in enumerate(found):
+        said = no_year.get(m.start)
+        if said is None:
+            continue
+        for other in (found[n - 1] if n else None, found[n + 1] if n + 1 < len(found) else None):
+            if other is None or other not in out or not _YEAR_ONLY.fullmatch(str(other.value)):
+                continue
+            gap = text[min(m.end, other.end) : max(m.start, other.start)]
+            dated = _iso(int(str(other.value)), said.month, said.day)
+            if _BESIDE.fullmatch(gap) and dated is not None:
+                out[out.index(m)] = Match(dated, min(m.start, other.start), max(m.end, other.end))
+                out.remove(other)
+                break
+    return out
+
+
+_YEAR_ONLY = re.compile(r"\d{4}")
 
 
 def _years_carried(
@@ -522,7 +546,7 @@ def _years_carried(
         elif anchor is not None and anchor[0] == sentence:
             carried = _iso(int(anchor[1][:4]), said.month, said.day)
             if carried is not None and carried >= anchor[1][: len(carried)]:
-                m = Match(carried, m.start, m.end, m.alternatives)
+                m = Match(carried, m.start, m.end, m.alternatives)  # its year is said
         out.append(m)
     return out
 

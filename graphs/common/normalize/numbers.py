@@ -8,7 +8,7 @@ Amounts, dates, counts and durations all read numbers written these ways ('3백�
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 
@@ -17,12 +17,16 @@ class Match:
     """A value found in a text: int for amounts/ints/durations, str for dates.
 
     `alternatives`: other readings of the same words on that day ("last Saturday" said on a
-    Sunday: yesterday, or the Saturday of last week), for the person to choose from."""
+    Sunday: yesterday, or the Saturday of last week), for the person to choose from.
+    `yearless`: a date written without a year ("3월 12일", "in July"), nor carried one from
+    its sentence: the year is the reader's choice, not the person's word."""
 
     value: object
     start: int
     end: int
     alternatives: tuple[object, ...] = ()
+    # a date written without its year, the year chosen by the reader (not part of its value)
+    yearless: bool = field(default=False, compare=False)
 
 
 _SINO_DIGITS = {"영": 0, "공": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "륙": 6}

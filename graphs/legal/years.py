@@ -1,0 +1,82 @@
+"""A date told without its year, in a story told in earlier years: the person chooses the year.
+
+"3월 12일에 이체했어요" is read as the last 12 March before the message (`find_dates`), which is
+right for most of what people tell. But where the record already holds dates written with an
+earlier year ("2024년 2월에 알게 됐어요"), the same words may as well be that year's: a wrong
+year drives a wrong deadline, so the day is offered in each year (the reader's first) and
+nothing is recorded before the person chooses (`Reading.choices`). A date within the last few
+months is this year's beyond doubt and is not asked about.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import replace
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from graphs.common.normalize import find_dates, is_future
+from graphs.common.reading import Reading, Role
+
+RECENT = timedelta(days=92)  # a day this near the message is not asked about
+MAX_YEARS = 2  # earlier years offered beside the reader's
+
+
+def told_years(memo: list[dict[str, Any]], text: str, *, now: datetime) -> set[int]:
+    """The years the person wrote (or said as 작년, last year) in the record's chronology and in
+    this message."""
+    years = {
+        int(item["date"][:4])
+        for item in memo
+        if item.get("section") == "chronology" and not item.get("yearless")
+    }
+    years |= {int(str(m.value)[:4]) for m in find_dates(text, now=now) if not m.yearless}
+    return years
+
+
+def with_years_asked(
+    reading: Reading, years: set[int], *, now: datetime, recorded: Collection[str] = ()
+) -> Reading:
+    """`reading` with each date written without a year, placed in a field with no value yet,
+    offered also in the earlier years the person told (see the module). A recorded field's
+    date is left as read: a day said again for it keeps the recorded year when it is compared
+    or proposed as a correction."""
+    if not years:
+        return reading
+    values = []
+    for value in reading.values:
+        if (
+            value.kind == "date"
+            and value.role in (Role.FACT, Role.ANSWER)
+            and value.field not in recorded
+        ):
+            others = _other_years(value.value, value.said, years, now=now)
+            if others and not value.alternatives:
+                value = replace(value, alternatives=others)
+        values.append(value)
+    return replace(reading, values=tuple(values))
+
+
+def _other_years(value: Any, said: str, years: set[int], *, now: datetime) -> tuple[str, ...]:
+    """The same month (and day) in the told years before `value`'s, latest first, for a date
+    whose words carry no year; () otherwise."""
+    if not isinstance(value, str) or len(value) < 7 or not said:
+        return ()
+    match = next((m for m in find_dates(said, now=now) if m.value == value), None)
+    if match is None or not match.yearless:
+        return ()
+    if now.date() - date.fromisoformat(value if len(value) == 10 else f"{value}-01") <= RECENT:
+        return ()
+    year = int(value[:4])
+    out = []
+    for earlier in sorted((y for y in years if y < year), reverse=True)[:MAX_YEARS]:
+        other = f"{earlier}{value[4:]}"
+        if other.endswith("02-29") and not _leap(earlier):
+            continue
+        if not is_future(other, now=now):
+            out.append(other)
+    return tuple(out)
+
+
+def _leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
