@@ -400,3 +400,11 @@ def test_from_the_fifth_year_on_is_no_length_of_the_marriage(extractor) -> None:
 )
 def test_the_amount_asked_among_several(extractor, sub_type, text, expected) -> None:
     assert answer(extractor, sub_type, "amount", text) == expected
+
+
+def test_a_value_said_not_to_be_the_fields_is_not_placed_there(extractor) -> None:
+    # legal_set8 P1: "the 450 is no deposit but the repair cost" proposed deposit → 450만원
+    assert "deposit" not in facts(
+        extractor, "LEASE_DEPOSIT", "450만원은 보증금이 아니라 수리비에요"
+    )
+    assert facts(extractor, "LEASE_DEPOSIT", "보증금은 2억3천이에요")["deposit"] == 230_000_000

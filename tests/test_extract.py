@@ -488,9 +488,11 @@ def _says_lemmas_word_by_word(said: tuple[tuple[str, str], ...], word: str) -> b
 def _word_by_word(spec, lowered: str) -> list[str]:
     """`match_options` as it read before its words were compiled: every word of every option
     looked for, then every word's lemmas against the message's (Kiwi), one word at a time."""
-    from graphs.legal.extract import _lemma_seq, _spans
+    from graphs.legal.extract import _lemma_seq, _negated, _spans
 
     spans = {v: [s for w in words for s in _spans(lowered, w)] for v, words in spec.option_words}
+    done = spec.done_or_had  # "계약서 없어요": not had (the same rule as the matcher's)
+    spans = {v: [s for s in own if not _negated(lowered, s, done=done)] for v, own in spans.items()}
     spans = {v: own for v, own in spans.items() if own}
     if not spans and any("가" <= ch <= "힣" for ch in lowered):
         said = _lemma_seq(lowered)

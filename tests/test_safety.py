@@ -513,6 +513,9 @@ NEAR_MISSES: dict[str, list[str]] = {
         "3년 전에 흉기로 협박당했어요",
     ],
     "VIOLENCE_NOW": [
+        # legal_set8 S1: last month's assault told in detail, the -고 in the past sentence
+        "네 그남자가 갑자기 제 머리채를 잡고 밀쳐서 테이블에 얼굴을 박았어요 코뼈가 부러지고 "
+        "입술이 찢어져서 4바늘 꿰맸어요 진단은 4주 나왔구요",
         "나는76살이고 당뇨로 인슐린 맞고있소 란투스18단위 저녁에",
         "독감주사 맞았어요 팔이 아파요",
         "예전에 폭행당한 적 있어요",

@@ -93,3 +93,12 @@ async def test_the_person_chooses_the_year_and_the_memo_takes_it(
     assert "2024-12-20" in [i["date"] for i in dated]
     assert "2025-12-20" not in [i["date"] for i in dated]
     assert not any(i.get("yearless") for i in dated if i["date"] == "2024-12-20")
+
+
+def test_a_correction_of_a_date_keeps_the_recorded_year() -> None:
+    # "3월 아니고 4월 5일": the taken-back date's year stays (test_graph), nothing is asked
+    reading = Reading(
+        text="",
+        values=(_date("3월", "2026-03", Role.TAKEN_BACK, "w"), _date("4월 5일", "2026-04-05")),
+    )
+    assert with_years_asked(reading, {2025}, now=NOW) is reading

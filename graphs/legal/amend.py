@@ -32,6 +32,7 @@ from graphs.legal.changes import (
     paired_corrections,
     sort_facts,
 )
+from graphs.legal.labelled import labelled_fixes
 from graphs.legal.nodes import (
     asked_along,
     converse,
@@ -97,6 +98,9 @@ async def amend(
     proposed += [p for p in bare_number_corrections(facts, kinds, text) if p["field"] not in named]
     named |= {p["field"] for p in proposed}
     proposed += [p for p in name_fixes(kn, sub_type, facts, text) if p["field"] not in named]
+    named |= {p["field"] for p in proposed}
+    # "혈중알코올농도는 0.081이에요", "경찰 신고 예 아니고 아니요": a field's label and its value
+    proposed += labelled_fixes(kn, sub_type, facts, text, now=ctx.now, named=named)
     for aside in list(read.aside):
         if aside["field"] in ex.cued:
             # the field named by its own words: a correction, shown old -> new to confirm

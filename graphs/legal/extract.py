@@ -818,8 +818,14 @@ class FactExtractor:
                         )
                     )
                     continue
-                if by_cue is None and self._of_another_event(
-                    lowered, match.start, match.end, own=[c for k in fields for c in specs[k].cues]
+                if by_cue is None and (
+                    self._of_another_event(
+                        lowered,
+                        match.start,
+                        match.end,
+                        own=[c for k in fields for c in specs[k].cues],
+                    )
+                    or self._cue_denied(lowered, match.end, fields, specs)
                 ):
                     # "결혼식이 10월 18일이었는데", "보험사가 80만원 준대요": another event's
                     # date, another role's amount; the story keeps it, no field takes it.
@@ -1049,9 +1055,31 @@ class FactExtractor:
         for key in fields:
             for cue in (c.lower() for c in specs[key].cues):
                 pos = after.find(cue)
-                if pos >= 0 and pos < best_distance:
+                if (
+                    pos >= 0
+                    and pos < best_distance
+                    and not _NEGATED_AFTER.match(
+                        lowered[end + pos + len(cue) : end + pos + len(cue) + 10]
+                    )
+                ):
                     best, best_distance = key, pos
         return best
+
+    @staticmethod
+    def _cue_denied(lowered: str, end: int, fields: list[str], specs: dict[str, FieldSpec]) -> bool:
+        """Whether a value is said not to be a field's, by the field's own word right after it
+        ("450만원은 보증금이 아니라 수리비에요"): no field takes it then."""
+        after = lowered[end : end + CUE_WINDOW_AFTER]
+        boundary = _CLAUSE_BOUNDARY.search(after)
+        after = after[: boundary.start()] if boundary else after
+        for key in fields:
+            for cue in (c.lower() for c in specs[key].cues):
+                pos = after.find(cue)
+                if pos >= 0 and _NEGATED_AFTER.match(
+                    lowered[end + pos + len(cue) : end + pos + len(cue) + 10]
+                ):
+                    return True
+        return False
 
     @staticmethod
     def _counterparty_name(text: str) -> str | None:
@@ -1157,10 +1185,9 @@ def _negated(lowered: str, span: tuple[int, int], *, done: bool = False) -> bool
     if not done:
         return False
     clause = _EN_CLAUSE_START.split(lowered[max(0, start - 48) : start])[-1]
-    return (
-        bool(_NOT_DONE_BEFORE.search(clause) or _NOT_DONE_AFTER.match(lowered[end : end + 40]))
-        or _predicate_negated(lowered, span)
-    )
+    return bool(
+        _NOT_DONE_BEFORE.search(clause) or _NOT_DONE_AFTER.match(lowered[end : end + 40])
+    ) or _predicate_negated(lowered, span)
 
 
 def _predicate_negated(lowered: str, span: tuple[int, int]) -> bool:

@@ -174,7 +174,7 @@ def choose_date(kn: Knowledge, sub_type: str, pending: Mapping[str, Any], lang: 
     text = kn.message(
         "date_which" if dated else "value_which",
         lang,
-        words=pending.get("said") or "",
+        words=pending.get("said") or " ".join(pending.get("quote", "").split())[:60],
         field=spec.label.get(lang),
     )
     return message(

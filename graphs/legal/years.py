@@ -41,8 +41,8 @@ def with_years_asked(
     offered also in the earlier years the person told (see the module). A recorded field's
     date is left as read: a day said again for it keeps the recorded year when it is compared
     or proposed as a correction."""
-    if not years:
-        return reading
+    if not years or any(v.role is Role.TAKEN_BACK and v.kind == "date" for v in reading.values):
+        return reading  # "3월 아니고 4월 5일": a correction keeps the recorded year
     values = []
     for value in reading.values:
         if (
