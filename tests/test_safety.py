@@ -95,6 +95,9 @@ FIRES: dict[str, list[str]] = {
         "hide.\" I'm scared",
         'He said he will wait for me at my office in the morning, "you can\'t hide"',
         "지금 그 아저씨가 올라와서 저희집 문 쾅쾅 치고있어요ㅠㅠ",  # legal_set4 tJ1
+        # legal_set8 S1: her attacker found her shop and says he will come tomorrow
+        "저기요 근데 방금 그 남자가 인스타 디엠을 보냈어요 제 가게를 알아냈나봐요 내일 가게로 "
+        "찾아가겠다고 얘기 좀 하자고ㅠㅠ 너무 무서워요",
         # legal_set8 R2: a threat to come and harm her this week, written in a comment
         "근데 어제밤에 그사람이 댓글로 작업실 위치 다 안다고 이번주에 찾아가서 가만 "
         "안두겠다고 썼어요ㅠㅠ 작업실에 저 혼자 있을때가 많은데 너무 무서워요",
