@@ -226,6 +226,9 @@ async def test_graph_reasks_a_counterparty_given_as_a_date(
         ("김과장이라는 사람이 단톡방에서 욕했어요", "김과장"),
         ("한빛대부라고 했던거 같은데 거기 박실장이라는 사람이 전화해요", "한빛대부"),
         ("동진산업이라는 하청업체고요 원청은 세광건설이에요", "동진산업"),
+        # a nickname given as one (legal_set8 R2, Q1: "달빛고양이라" and "하늘바다77이" were kept)
+        ("닉네임 달빛고양이라는 사람이에요", "달빛고양이"),
+        ("닉네임 하늘바다77이라고 했어요", "하늘바다77"),
     ],
 )
 def test_counterparty_name_in_free_text(text: str, expected: str) -> None:

@@ -110,7 +110,7 @@ async def test_options_the_rules_missed_are_added_and_fewer_are_asked_with_both(
     fake.reply_next(reading(value(told, "image_acts", meant="threatened,filmed,demanded")))
     said = await brain.read(told, sub_type="IMAGE_ABUSE", asked="image_acts", now=NOW)
     assert said.answer == ["threatened", "filmed", "demanded"]
-    told = "I didn't call the police, I only told the management office"
+    told = "I told the management office and called the police"
     fake.reply_next(reading(value(told, "steps_taken", meant="management_office")))
     said = await brain.read(told, sub_type="NEIGHBOR_DISPUTE", asked="steps_taken", now=NOW)
     choose = said.choices["steps_taken"]

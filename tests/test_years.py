@@ -102,3 +102,12 @@ def test_a_correction_of_a_date_keeps_the_recorded_year() -> None:
         values=(_date("3월", "2026-03", Role.TAKEN_BACK, "w"), _date("4월 5일", "2026-04-05")),
     )
     assert with_years_asked(reading, {2025}, now=NOW) is reading
+
+
+def test_a_month_or_a_year_offered_reads_as_one(knowledge: Knowledge) -> None:
+    # "8월" in one year or another: a button "2026년 8월" (it raised ValueError: legal_set2 tF3)
+    from graphs.legal.prompts import day_label
+
+    assert day_label(knowledge, "2026-08", "ko") == "2026년 8월"
+    assert day_label(knowledge, "2024-08", "en") == "Aug 2024"
+    assert day_label(knowledge, "2024", "ko") == "2024년"

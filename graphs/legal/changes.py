@@ -313,6 +313,13 @@ def change(key: str, old: Any, new: Any, text: str = "") -> dict[str, Any]:
     return {"field": key, "old": old, "new": new}
 
 
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two values of a field are the same (a multi-choice's options in any order)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return set(a) == set(b)
+    return bool(a == b)
+
+
 def _same(old: Any, new: Any) -> bool:
     if isinstance(old, list) and isinstance(new, list):
         return set(map(str, new)) <= set(map(str, old))  # more kinds add up elsewhere

@@ -15,7 +15,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from graphs.legal.changes import change
+from graphs.legal.changes import change, same_value
 from graphs.legal.extract import FactExtractor
 from knowledge.loader import Knowledge
 
@@ -59,7 +59,7 @@ def labelled_fixes(
                 continue
             said = _value_words(text[where[at + len(label) - 1] + 1 :])
             value = _read(reader, spec, said, now)
-            if value is not None and not _same(value, old):
+            if value is not None and not same_value(value, old):
                 out.append(change(key, old, value, text))
             break
     return out
@@ -121,9 +121,3 @@ def _read(reader: FactExtractor, spec: Any, said: str, now: datetime) -> Any:
             if invalid is None and value is not None:
                 return value
     return None
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, list) and isinstance(b, list):
-        return set(a) == set(b)
-    return a == b

@@ -36,6 +36,7 @@ from graphs.common.normalize import find_dates, is_future
 from graphs.common.normalize.amounts import find_amounts
 from graphs.common.reading import Act, Reading, Role, Value
 from graphs.common.usage import turn_deadline
+from graphs.legal.changes import same_value
 from graphs.legal.details import people
 from graphs.legal.memo import evidence_said, step_said
 from graphs.legal.rules_brain import RulesBrain
@@ -317,7 +318,7 @@ class LLMBrain:
             other: tuple[Any, ...] = ()
             if meant is not None and (invalid is not None or value is None):
                 value, invalid = meant, None  # the words alone ("둘 다요") name no option
-            elif meant is not None and not _same(value, meant) and role not in _DEMOTING:
+            elif meant is not None and not same_value(value, meant) and role not in _DEMOTING:
                 if not (spec.kind == "multi_choice" and set(value) < set(meant)):
                     other = (meant,)  # the rules read the words otherwise: the person chooses
                 value = meant if not other else value
@@ -349,6 +350,7 @@ class LLMBrain:
         for mine in sorted(found, key=lambda v: v.role is not Role.TAKEN_BACK):
             if mine.role is Role.TAKEN_BACK and mine.kind == "multi_choice":
                 values = [_without(v, mine) for v in values]  # "I didn't call the police"
+                values.append(mine)  # what is withdrawn, said so (`Reading.taken_back`)
                 continue
             if mine.role in _DEMOTING:  # the model says it is no fact: not recorded
                 values = [
@@ -372,7 +374,7 @@ class LLMBrain:
             elif mine.role is Role.ANSWER and mine.kind in _CHECKED_KINDS:
                 values = _answer_checked(values, theirs, mine)
             elif mine.role is Role.FACT and (
-                mine.alternatives or all(not _same(v.value, mine.value) for v in theirs)
+                mine.alternatives or all(not same_value(v.value, mine.value) for v in theirs)
             ):
                 # They disagree about another field's value: neither is recorded; the person
                 # is asked with both (`Reading.choices`), the rules' reading first.
@@ -553,7 +555,7 @@ def _answer_checked(values: list[Value], theirs: list[Value], mine: Value) -> li
     if not answers:
         return values
     last = answers[-1]
-    if not mine.alternatives and any(_same(v.value, mine.value) for v in answers):
+    if not mine.alternatives and any(same_value(v.value, mine.value) for v in answers):
         return values
     if mine.kind == "multi_choice" and set(last.value) < set(mine.value):
         return [replace(v, value=mine.value) if v is last else v for v in values]
@@ -565,14 +567,9 @@ def _other_readings(theirs: Value, mine: Value) -> tuple[Any, ...]:
     """The model's readings of a value (its value and the ones it leaves open) the rules'
     reading `theirs` does not already offer."""
     known = (theirs.value, *theirs.alternatives)
-    return tuple(x for x in (mine.value, *mine.alternatives) if all(not _same(x, k) for k in known))
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Whether two values of a field are the same (a multi-choice in any order)."""
-    if isinstance(a, list) and isinstance(b, list):
-        return set(a) == set(b)
-    return a == b
+    return tuple(
+        x for x in (mine.value, *mine.alternatives) if all(not same_value(x, k) for k in known)
+    )
 
 
 def _without(value: Value, withdrawn: Value) -> Value:

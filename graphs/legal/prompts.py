@@ -199,6 +199,13 @@ def option_data(value: Any, index: int) -> str:
 
 def day_label(kn: Knowledge, iso: str, lang: str) -> str:
     """A day with its weekday, as the person reads it: "2026년 11월 28일 (토)", "Sat 28 Nov 2026"."""
+    if len(iso) < 10:  # a month or a year told without a day ("8월" in one year or another)
+        year, _, month = iso.partition("-")
+        if not month:
+            return f"{year}년" if lang == "ko" else year
+        if lang == "ko":
+            return f"{year}년 {int(month)}월"
+        return f"{kn.message('months', lang).split()[int(month) - 1]} {year}"
     day = date.fromisoformat(iso)
     weekday = kn.message("weekdays", lang).split()[day.weekday()]
     if lang == "ko":
