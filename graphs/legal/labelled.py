@@ -6,7 +6,9 @@ work for every kind of value, not only names (`changes.name_corrections`): the l
 head, "경찰 신고" of "경찰 신고·고소 여부") is found in the message, the words after it up to
 the end of the sentence are the value (the right one of a pair: "A 아니고 B", "not A but B"),
 read by the field's own reader. A value that differs from the one recorded is proposed old →
-new, to confirm; nothing changes before the person's yes.
+new, to confirm; nothing changes before the person's yes. It reads messages after the summary
+(graphs/legal/amend.py); during the intake such a restatement is kept aside and the person is
+told how to correct it, while the question asked waits.
 """
 
 from __future__ import annotations

@@ -37,7 +37,6 @@ from graphs.legal.changes import (
 )
 from graphs.legal.details import people, split_counterparty
 from graphs.legal.fields import next_field, percent, progress
-from graphs.legal.labelled import labelled_fixes
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
 from graphs.legal.years import told_years, with_years_asked
@@ -574,8 +573,6 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     ]
     named |= {c["field"] for c in proposed_now}
     proposed_now += [c for c in name_fixes(kn, sub_type, facts, text) if c["field"] not in named]
-    named |= {c["field"] for c in proposed_now}
-    proposed_now += labelled_fixes(kn, sub_type, facts, text, now=ctx.now, named=named)
     proposed_now += item_fixes(kn, update.get("memo", state.get("memo", [])), ex, ctx.now)
     proposed_now += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed_now}]
     proposed_now += suggestions(kn, ex, facts, asked=key, named=named)
