@@ -39,7 +39,7 @@ from graphs.legal.details import people, split_counterparty
 from graphs.legal.fields import next_field, percent, progress
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
-from graphs.legal.years import told_years, with_years_asked
+from graphs.legal.years import years_asked
 from knowledge.loader import Knowledge
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
@@ -169,9 +169,8 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
             sub_type = result.top.sub_type
         confidence = result.confidence
     reading = await ctx.brain.read(description, sub_type=sub_type, asked=None, now=ctx.now)
-    years = told_years(state.get("memo", []), description, now=ctx.now)
-    reading = with_years_asked(  # "12월" in a story of 2024: which year
-        reading, years, now=ctx.now, recorded=state.get("facts", {})
+    reading = years_asked(  # "12월" in a story of 2024: which year
+        reading, state.get("memo", []), description, now=ctx.now, recorded=state.get("facts", {})
     )
     facts = dict(state.get("facts", {}))
     found = {k: v for k, v in reading.facts.items() if k in kn.k2.fields}
@@ -543,8 +542,8 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     work.text = work.quote = text
     context = read_context(kn, state, key, lang)
     ex = await ctx.brain.read(text, sub_type=sub_type, asked=key, now=ctx.now, context=context)
-    years = told_years(update.get("memo", state.get("memo", [])), text, now=ctx.now)
-    ex = with_years_asked(ex, years, now=ctx.now, recorded=facts)  # "3월 12일" in a 2024 story
+    memo_now = update.get("memo", state.get("memo", []))
+    ex = years_asked(ex, memo_now, text, now=ctx.now, recorded=facts)  # "3월 12일" in 2024
     other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
     told = legal_memo.merged(
         legal_memo.message_items(kn, text, at=work.at, now=ctx.now, reading=ex),

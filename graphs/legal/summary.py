@@ -10,6 +10,7 @@ from graphs.legal import memo as legal_memo
 from graphs.legal.details import Detail, detail_line
 from graphs.legal.fields import missing_fields, progress
 from graphs.legal.prompts import case_labels, format_value
+from graphs.legal.years import assumed_years
 from knowledge.kb import KnowledgeBase
 from knowledge.loader import Knowledge
 
@@ -285,21 +286,7 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
     planned = lex.titles["planned"].get(lang)
     mark = f" ✓{lex.titles['confirmed'].get(lang)}"
     assumed = lex.titles["year_assumed"].get(lang)
-    # a date told without its year, later than the earliest year the person wrote, may be of
-    # that earlier year: its year is marked as ours (`graphs/legal/years.py`)
-    earliest = min(
-        (
-            int(i["date"][:4])
-            for i in memo
-            if i["section"] == "chronology" and not i.get("yearless")
-        ),
-        default=None,
-    )
-
-    def assumed_year(item: dict[str, Any]) -> bool:
-        return (
-            bool(item.get("yearless")) and earliest is not None and int(item["date"][:4]) > earliest
-        )
+    ours = assumed_years(memo)  # dates told without a year, in a story of earlier years
 
     def money(amount: int) -> str:
         return f"{amount:,}원" if lang == "ko" else f"KRW {amount:,}"
@@ -308,7 +295,7 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
         section = item["section"]
         if section == "chronology":
             head = item["date"] + (f" ({planned})" if item.get("planned") else "")
-            head += f" ({assumed})" if assumed_year(item) else ""
+            head += f" ({assumed})" if item.get("id") in ours else ""
         elif section == "money":
             role = words["money"].get(item["role"], "?")
             head = f"{money(item['amount'])} — {role}"

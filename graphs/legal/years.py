@@ -22,6 +22,33 @@ RECENT = timedelta(days=92)  # a day this near the message is not asked about
 MAX_YEARS = 2  # earlier years offered beside the reader's
 
 
+def years_asked(
+    reading: Reading,
+    memo: list[dict[str, Any]],
+    text: str,
+    *,
+    now: datetime,
+    recorded: Collection[str] = (),
+) -> Reading:
+    """`with_years_asked` with the years told in the record's chronology and in `text`."""
+    return with_years_asked(reading, told_years(memo, text, now=now), now=now, recorded=recorded)
+
+
+def assumed_years(memo: list[dict[str, Any]]) -> set[str]:
+    """The ids of chronology items whose year is ours: told without one, and later than the
+    earliest year the person wrote (that earlier year may be theirs)."""
+    written = [
+        int(i["date"][:4]) for i in memo if i["section"] == "chronology" and not i.get("yearless")
+    ]
+    if not written:
+        return set()
+    return {
+        i["id"]
+        for i in memo
+        if i["section"] == "chronology" and i.get("yearless") and int(i["date"][:4]) > min(written)
+    }
+
+
 def told_years(memo: list[dict[str, Any]], text: str, *, now: datetime) -> set[int]:
     """The years the person wrote (or said as 작년, last year) in the record's chronology and in
     this message."""
