@@ -229,6 +229,9 @@ async def test_graph_reasks_a_counterparty_given_as_a_date(
         # a nickname given as one (legal_set8 R2, Q1: "달빛고양이라" and "하늘바다77이" were kept)
         ("닉네임 달빛고양이라는 사람이에요", "달빛고양이"),
         ("닉네임 하늘바다77이라고 했어요", "하늘바다77"),
+        # typed in lower case (legal_set9 V3: the whole answer was kept as the name)
+        ("his name is jason lee, korean name lee jun-ho. hes in my econ seminar", "jason lee"),
+        ("His name is Jason Lee.", "Jason Lee"),
     ],
 )
 def test_counterparty_name_in_free_text(text: str, expected: str) -> None:
@@ -266,6 +269,8 @@ def test_counterparty_name_in_free_text(text: str, expected: str) -> None:
         "전 남친",
         "중고나라 판매자",
         "my friend Mr Kim",
+        "his name is not known to me",
+        "i dont know if his name is the real one",
     ],
 )
 def test_no_counterparty_name_in_free_text(text: str) -> None:

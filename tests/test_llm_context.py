@@ -13,6 +13,7 @@ import pytest
 from bot.engine import Engine
 from graphs.legal import memo
 from graphs.legal.llm_brain import LLMItem, checked_items
+from graphs.legal.nodes import RECORD_CHARS, read_context
 from knowledge.loader import Knowledge
 from tests.fakes.openai_api import FakeOpenAI
 from tests.test_hardening import choice, joined, offered, session_of, text
@@ -275,3 +276,28 @@ async def test_where_the_rules_and_the_model_disagree_the_person_is_asked_with_b
     state = await engine.intake_state((await session_of(engine)).id)
     assert state["facts"]["amount"] == 3_000_000
     assert state["provenance"]["amount"]["confirmed"] is True
+
+
+def test_a_long_record_shows_whole_items_the_latest_ones(knowledge: Knowledge) -> None:
+    """legal_set9 T3: the record was cut mid-item ("- m15 parties: S"), so the id of the item
+    a correction was about never reached the model. Whole lines, the latest items, and a line
+    saying how many earlier ones are left out."""
+    items = [
+        {
+            "id": f"m{n}",
+            "section": "chronology",
+            "date": f"2026-{n % 12 + 1:02d}-01",
+            "quote": f"그날 일이 있었어요 {n}번째 이야기를 길게 적어 둡니다 " * 3,
+        }
+        for n in range(1, 80)
+    ]
+    state = {"sub_type": "LOAN", "facts": {"amount": 5_000_000}, "memo": items}
+    record = read_context(knowledge, state, "counterparty", "ko").record
+    lines = record.split("\n")
+    assert len(record) <= RECORD_CHARS
+    assert lines[0].startswith("- amount (")
+    assert lines[-1].startswith("- m79 chronology: ")  # the latest item, whole
+    assert lines[-1].endswith("»")
+    left = int(lines[1].removeprefix("- (").split()[0])
+    assert lines[2].startswith(f"- m{left + 1} chronology")
+    assert all(line.endswith(("»", ")")) or line.startswith("- amount") for line in lines)

@@ -300,6 +300,8 @@ def test_names_before_a_particle_of_people_are_parties(knowledge, brain) -> None
         ("사망신고 했어요", []),  # no police
         ("6월 10일에 내용증명 보냈어요", [("letter", "2026-06-10")]),
         ("I went to the labour office on Nov 10", [("labour_office", "2026-11-10")]),
+        # the school's step, not also the police's (legal_set9 W2)
+        ("Yes, we reported it to the school on 16 October.", [("school", "2026-10-16")]),
     ],
 )
 def test_a_step_is_one_taken(knowledge, brain, text, steps) -> None:
@@ -316,6 +318,27 @@ def test_the_ledger_adds_no_rates_or_alternatives_and_keeps_a_told_total(knowled
     # parts and the total the person told: the total, not their sum
     found = items(knowledge, brain, "150만원 보내고 250만원 보내서 합쳐서 400만원 보냈어요")
     assert memo.ledger(found) == {"paid": 4_000_000}
+    # a total told beside only some of its parts (legal_set8 Q3: 2M and 3.5M "in total")
+    found = items(knowledge, brain, "He repaid 2 million in May. He repaid 3.5 million in total.")
+    assert [i["role"] for i in section(found, "money")] == ["repaid", "repaid"]
+    assert memo.ledger(found) == {"repaid": 3_500_000}
+    found = items(knowledge, brain, "He repaid 2 million in May. He repaid 1.5 million in June.")
+    assert memo.ledger(found) == {"repaid": 3_500_000}  # parts alone still add up
+
+
+def test_the_ledger_adds_no_balances(knowledge, brain) -> None:
+    """What is still owed is a balance told again as it grows: 19.5 million, then about 21
+    million with interest, are one debt (legal_set8 Q3 showed 40.5 million owed)."""
+    found = items(
+        knowledge,
+        brain,
+        "He still owes me 19,500,000 won. With interest he owes me about 21,000,000 won now.",
+    )
+    assert sorted(i["amount"] for i in section(found, "money") if i["role"] == "owed") == [
+        19_500_000,
+        21_000_000,
+    ]
+    assert "owed" not in memo.ledger(found)
 
 
 @pytest.mark.parametrize(

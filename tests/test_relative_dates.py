@@ -111,10 +111,44 @@ def test_this_and_next_weekday_and_weekends(today: date) -> None:
 def test_a_bare_weekday_and_other_relative_dates_have_one_reading() -> None:
     sunday = WEEK[SUN]
     assert readings("토요일에 맞았어요", sunday) == [["2026-11-28"]]
-    assert readings("on Sunday", sunday) == [["2026-11-29"]]
+    # today's own weekday: today is "오늘", so most often last week's, today the other reading
+    # ("일요일이었어요" said on a Sunday: legal_set8 S4)
+    assert readings("on Sunday", sunday) == [["2026-11-22", "2026-11-29"]]
+    assert readings("일요일이었어요", sunday) == [["2026-11-22", "2026-11-29"]]
+    assert readings("on Sunday", sunday, ahead=True) == [["2026-11-29"]]
     assert readings("어제 맞았어요", sunday) == [["2026-11-28"]]
     assert readings("지난주에 맞았어요", sunday) == [["2026-11-22"]]
     assert readings("주말에 술을 마셨어요", sunday) == []  # no week named: no date
+
+
+def test_a_time_limit_without_its_year_lies_ahead_when_near() -> None:
+    """'12월5일까지 의견제출' said in late November is this December, not last (legal_set8 R6,
+    S6); a limit told as over, a day of no limit, or one far ahead stays in the past."""
+    sunday = WEEK[SUN]
+    assert readings("12월5일까지 의견제출기간이래요", sunday) == [["2026-12-05"]]
+    assert readings("12월 5일까지 내라고 했어요", sunday) == [["2026-12-05"]]
+    assert readings("The fine is due by 10 December.", sunday) == [["2026-12-10"]]
+    assert readings("1월 15일까지 내야 돼요", sunday) == [["2027-01-15"]]
+    assert readings("8월 31일까지 일했어요", sunday) == [["2026-08-31"]]
+    assert readings("12월까지 일했어요", sunday) == [["2025-12"]]
+    assert readings("12월 5일에 만났어요", sunday) == [["2025-12-05"]]
+    assert readings("6월 30일까지 갚기로 했어요", sunday) == [["2026-06-30"]]
+    # a period starting next week to a day of next year; a limit told with 전에 (legal_set9 W6,
+    # W3); a start told alone stays in the past
+    assert readings("12월 7일부터 내년 2월 4일까지요", sunday) == [["2026-12-07"], ["2027-02-04"]]
+    assert readings("1월4일 전에 이의신청만 하면 되는겁니까?", sunday) == [["2027-01-04"]]
+    assert readings("12월 1일부터요", sunday) == [["2025-12-01"]]
+
+
+def test_a_month_with_this_year_is_not_yearless_nor_given_an_earlier_year() -> None:
+    """'quit end of august this year' after 'started in march 2024' is 2026-08 (legal_set8
+    P3 recorded 2024-08 in both modes)."""
+    sunday = WEEK[SUN]
+    said = "he started in march 2024 and quit end of august this year, on 31 august"
+    assert readings(said, sunday) == [["2024-03"], ["2026-08"], ["2026-08-31"]]
+    now = datetime.combine(sunday, datetime.min.time().replace(hour=12), SEOUL)
+    assert [m.yearless for m in find_dates("until august this year", now=now)] == [False]
+    assert [m.yearless for m in find_dates("until august", now=now)] == [True]
 
 
 # --- the engine, at 14 instants and in two zones -------------------------------------------

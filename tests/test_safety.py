@@ -58,6 +58,9 @@ FIRES: dict[str, list[str]] = {
         "HE'S POINTING A GUN AT ME",
     ],
     "VIOLENCE_NOW": [
+        # legal_set9 W2: a death threat quoted as the bully wrote it
+        "Last night Min-jun sent Daniel a message saying \"come to school tomorrow and you're"
+        ' dead". Daniel is terrified',
         # legal_set6 tX5
         "I'm scared Chloe and her boyfriend will come into the flat tonight with her key and "
         "hurt me. should I call the police?",
@@ -286,6 +289,9 @@ FIRES: dict[str, list[str]] = {
     ],
     # asking whether to call 112 (held-out: "112 불러도되냐구요ㅠ"); a report only with a threat
     "POLICE_ASKED": [
+        # legal_set9 T1: the collector says he comes to her workplace today; she is there
+        "아 잠깐만요 방금 김실장한테 문자옴 오늘 지사로 찾아간다고 얼굴보고 받아간다고ㅠㅠ 저 지금"
+        " 지사에 있는데 어떡해요",
         "112 불러도되냐구요ㅠ",
         "지금 경찰 불러야 하나요?",
         "112에 전화해도 돼요?",
@@ -296,6 +302,9 @@ FIRES: dict[str, list[str]] = {
     ],
     # a student hit at school now (a parent told by the child's text)
     "SCHOOL_VIOLENCE_NOW": [
+        # legal_set9 W2: a parent tells of a threat for tomorrow morning
+        "Daniel just showed me another message from Min-jun: he'll be waiting for him at the"
+        " school gate tomorrow morning. What do I do tonight?",
         "엄마 지금 학교뒤에서 애들이 때려",
         "아들이 지금 교실에서 반 애들한테 맞고 있대요",
         "my son is being beaten by classmates at school right now",
@@ -546,6 +555,13 @@ NEAR_MISSES: dict[str, list[str]] = {
         "I was sexually assaulted years ago and want to know my options",
     ],
     "AT_THE_DOOR": [
+        # legal_set9 U2: a worry that debt collectors may come, said with "not yet"
+        "어머니가 빚쟁이들이 집으로 찾아올까봐 무서워하세요. 아직 찾아온 적은 없고요",
+        # legal_set9 V2: last month's night at her door, told with its day, and that day corrected
+        "근데 지난달 10월 18일 밤에 제가 참다참다 한번 올라가서 문 두드렸더니, 그날 밤에 그 남자가"
+        " 내려와서 저희 집 문을 쾅쾅 치면서 한번만 더 올라오면 가만 안둔다고 소리질렀어요. 너무"
+        " 무서워서 문은 안열었어요",
+        "윗집 남자가 문 두드리고 소리지른 날은 10월 18일이 아니라 10월 17일이에요",
         "택배 기사님이 문을 두드려요",
         "제가 그 사람 집에 찾아가서 그만하라고 했어요",  # the person went: no threat
         "작년에 집에 찾아와서 가만 안두겠다고 했었어요",  # over and done
@@ -623,6 +639,9 @@ NEAR_MISSES: dict[str, list[str]] = {
         "팔에 힘이 없어요 운동을 너무 해서",
     ],
     "BLEEDING": [
+        # legal_set9 T4: that night's blood, three weeks before
+        "it was on nov 6, friday night. we were at a 노래방 in 역삼동 around 11:30pm. he got mad"
+        " and punched me in the face twice, i was bleeding everywhere",
         "예전에 흑변 본 적 있는데 괜찮아졌어요",
         "코피가 계속 나요",
         "피해가 많이 나요",

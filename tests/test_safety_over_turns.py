@@ -395,6 +395,65 @@ async def test_a_danger_message_mid_intake_is_kept_and_answers_nothing(engine: E
     assert any("112 불러도 돼요" in q["text"] for q in row["questions"] or [])
 
 
+async def test_a_danger_message_keeps_an_answer_said_in_the_fields_own_words(
+    engine: Engine,
+) -> None:
+    """legal_set8 P2: «112 불렀어요 문 잠그고 있어요. 접근금지는 신청 안했어요» was followed by
+    the same protection-order question. Said by the field's own words, the answer is kept; a
+    leading 아니요 that belongs to another clause ("신고는 안했어요") answers nothing, and no
+    words of the message become a name."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(
+        said("전남친이 헤어지고나서 계속 연락하고 집앞에 찾아와요ㅠㅠ 스토킹 같아요")
+    )
+    await engine.handle(said("김민준이요", hours=0.02))
+    ongoing = await engine.handle(said("9월20일부터요", hours=0.04))
+    assert ongoing.field == "stalking_ongoing"
+    door = await engine.handle(
+        said("아니요 신고는 안했어요 잠깐만요 지금 그사람 건물 앞에 또 와있어요", hours=0.06)
+    )
+    assert codes(door) == ["AT_THE_DOOR"]
+    assert door.field == "stalking_ongoing"  # "아니요" was of the police, not of this
+    asked = await engine.handle(said("네 계속돼요", hours=0.08))
+    assert asked.field == "protection_order"
+    again = await engine.handle(
+        said("112 불렀어요 문 잠그고 있어요. 접근금지는 신청 안했어요", hours=0.1)
+    )
+    assert "AT_THE_DOOR" in codes(again)
+    assert again.messages[0]["text"].startswith("지금 위험한 상황이라면 바로 112")
+    assert again.field not in ("protection_order", None)  # kept: the next question follows
+    rows = await export.collect(
+        engine=engine.records, include_open=True, intake_state=engine.intake_state
+    )
+    [row] = [r for r in rows if r["chat_id"] == CHAT]
+    facts = row["facts"]
+    assert (facts["protection_order"], facts["stalking_ongoing"]) == (False, True)
+    assert facts["counterparty"] == "김민준"
+
+
+async def test_still_outside_after_the_alert_is_answered_again(engine: Engine) -> None:
+    """legal_set9 V3: "hes still outside and he just messaged me … he'll wait there all night"
+    got only "added to the summary"; someone still there after the alert is told again."""
+    await engine.use_domain(CHAT, "legal")
+    first = await engine.handle(
+        said("a guy from my class keeps following me and i dont know what to do")
+    )
+    assert codes(first) == ["STALKING"]
+    door = await engine.handle(
+        said("hes still there by the entrance, its been like 20 minutes", hours=0.1)
+    )
+    assert "AT_THE_DOOR" in codes(door)
+    again = await engine.handle(
+        said(
+            "hes still outside and he just messaged me from a new account saying he'll wait"
+            " there all night until i come down",
+            hours=0.3,
+        )
+    )
+    assert "AT_THE_DOOR" in codes(again)
+    assert "112" in again.messages[0]["text"]
+
+
 async def test_the_police_of_an_earlier_day_do_not_stand_the_alert_down(engine: Engine) -> None:
     """Tester set 5, tQ2: "3월22일에 한번 112신고했는데 경찰이 와서 경고만하고 끝났어요" is the
     police of March, not help come now: the ex-partner still downstairs is answered again."""

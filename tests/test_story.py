@@ -41,6 +41,7 @@ NOTHING = [
     "칼국수 먹다가 생긴 일이에요",
     "안 다쳤어요 골절은 아니래요",
     "he didn't have a knife",
+    "i told the university student affairs office on may 7",  # legal_set9 V3: no affair
 ]
 
 

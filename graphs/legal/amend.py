@@ -101,11 +101,6 @@ async def amend(
     named |= {p["field"] for p in proposed}
     # "혈중알코올농도는 0.081이에요", "경찰 신고 예 아니고 아니요": a field's label and its value
     proposed += labelled_fixes(kn, sub_type, facts, text, now=ctx.now, named=named)
-    for aside in list(read.aside):
-        if aside["field"] in ex.cued:
-            # the field named by its own words: a correction, shown old -> new to confirm
-            read.aside.remove(aside)
-            proposed.append(change(aside["field"], aside["recorded"], aside["value"], text))
     for key, value in ex.suggested.items():
         # a correction only a model read in context ("상대방 수사관 아니고 김민수요"): shown old →
         # new like any other, never applied before the yes
@@ -142,15 +137,8 @@ async def amend(
         return None  # thanks, small talk: nothing to keep
     # Nothing to change: kept for the lawyer as the person said it.
     updates: dict[str, Any] = {"addenda": _added(values, text, at), **listed}
-    messages: list[Message] = []
-    if read.aside:
-        updates["asides"] = [
-            *values.get("asides", []),
-            *(a | {"quote": text[:160], "at": at} for a in read.aside),
-        ]
-        messages += prompts.aside_notes(kn, sub_type, read.aside, lang)
-    key = "addendum_unread_correction" if ex.correction and not read.aside else "addendum_kept"
-    messages.append(prompts.say(kn, lang, key))
+    key = "addendum_unread_correction" if ex.correction else "addendum_kept"
+    messages: list[Message] = [prompts.say(kn, lang, key)]
     # a model that read the message in context has said whether it is another matter: no
     # classification call for it; the rules' brain classifies
     another = (

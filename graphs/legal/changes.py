@@ -33,12 +33,15 @@ class Sorted:
     new: dict[str, Any] = field(default_factory=dict)  # fields not recorded yet: stored
     same: dict[str, Any] = field(default_factory=dict)  # said again with the recorded value
     proposed: list[dict[str, Any]] = field(default_factory=list)  # corrections to confirm
-    aside: list[dict[str, Any]] = field(default_factory=list)  # other values, kept for staff
+    # another value of a recorded field, read by its kind alone (a police visit's date beside
+    # the incident's, a repair cost beside the deposit): no conflict to settle, the message's
+    # memo items and the account keep it
+    elsewhere: dict[str, Any] = field(default_factory=dict)
 
     def drop(self, keys: set[str]) -> None:
         """Forget what was read of `keys` (a correction read otherwise settles them)."""
         self.proposed = [c for c in self.proposed if c["field"] not in keys]
-        self.aside = [a for a in self.aside if a["field"] not in keys]
+        self.elsewhere = {k: v for k, v in self.elsewhere.items() if k not in keys}
 
 
 def sort_facts(
@@ -74,7 +77,7 @@ def sort_facts(
         elif _corrects(key, old, ex, kinds, targets):
             out.proposed.append(change(key, old, value, text))
         else:
-            out.aside.append({"field": key, "value": value, "recorded": old})
+            out.elsewhere[key] = value
     return out
 
 

@@ -624,6 +624,9 @@ class FactExtractor:
             and (_ends_in_verb(stripped) or len(stripped.split()) == 1)
         ):
             return None, "text"  # "네 지금도 계속돼요" names no one: it answers something else
+        given = names.party_name(stripped) if spec.short else None
+        if given is not None and len(stripped.split()) > len(given.split()):
+            return given, None  # "his name is jason lee, … hes in my econ seminar": the name
         lead = names.leading_name(stripped) if spec.short and len(stripped.split()) > 1 else None
         if lead is not None and not stripped.startswith(f"{lead} "):
             return lead, None  # "김도현이요 29살이고 전남친이에요": the name, its facts elsewhere

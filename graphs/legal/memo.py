@@ -445,8 +445,10 @@ def confirmed(memo: list[dict[str, Any]], ids: Iterable[str]) -> list[dict[str, 
 
 # Roles whose amounts add up to what passed between the parties. A rate (wage, rent), a
 # deposit, an estimate or a sum offered or demanded does not: two estimates are alternatives,
-# two offers a negotiation; an amount of unclear role may be any of them.
-SUMMED = ("lent", "borrowed", "repaid", "received", "paid", "lost", "owed", "deducted")
+# two offers a negotiation; an amount of unclear role may be any of them. Nor does what is
+# still owed: it is a balance, told again as it grows ("19.5 million", then "about 21 million
+# with interest"), so two of them are most often one debt.
+SUMMED = ("lent", "borrowed", "repaid", "received", "paid", "lost", "deducted")
 
 
 def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
@@ -454,17 +456,27 @@ def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
     than once (lent 500만 and repaid 100만 twice: the lawyer sees the repaid total). An amount
     that is the sum of the role's others is the total the person told ("150 보내고 250 보내서
     합쳐서 400"), not one more. Plans and threats are not in it."""
-    told: dict[str, list[int]] = {}
+    told: dict[str, list[dict[str, Any]]] = {}
     for item in memo:
         if item["section"] == "money" and not item.get("planned") and item["role"] in SUMMED:
-            told.setdefault(item["role"], []).append(item["amount"])
+            told.setdefault(item["role"], []).append(item)
     sums: dict[str, int] = {}
-    for role, amounts in told.items():
-        if len(amounts) < 2:
+    for role, items in told.items():
+        if len(items) < 2:
             continue
-        total = max(amounts)
-        sums[role] = total if total * 2 == sum(amounts) else sum(amounts)
+        amounts = [i["amount"] for i in items]
+        total = max(items, key=lambda i: i["amount"])
+        told_total = total["amount"] * 2 == sum(amounts) or _TOTAL.search(total["quote"])
+        sums[role] = total["amount"] if told_total else sum(amounts)
     return sums
+
+
+# An amount told as the total of others ("3.5 million in total", "합쳐서 400"), some of which
+# may be in no item of the role: the role's sum is that amount.
+_TOTAL = re.compile(
+    r"(?<![가-힣])총\s?(?:액|\d|[일이삼사오육칠팔구십백천])|합쳐|합해|합계|\bin total\b|\baltogether\b|\btotal of\b",
+    re.I,
+)
 
 
 def ordered(memo: list[dict[str, Any]], section: str) -> list[dict[str, Any]]:

@@ -91,6 +91,13 @@ _LABELLED_EN = re.compile(
     r"\b(?i:named|called|his name is|her name is|their name is|name is|name's)\s+"
     r"(?P<name>[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*){0,2})"
 )
+# The same, typed in lower case ("his name is jason lee, korean name lee jun-ho": legal_set9
+# V3): only after "name is", and only a name of up to three words ending the phrase.
+_LABELLED_EN_LOWER = re.compile(
+    r"\b(?:(?:his|her|their|the|my)\s+(?:full\s+)?name\s+is|name's)\s+"
+    r"(?P<name>[a-z][a-z\-]+(?:\s+[a-z][a-z\-]+){0,2}?)"
+    r"(?=\s*(?:[,.;!?()]|$|\s(?:and|but|he|she|they|i|from|who|is|was|or)\b))"
+)
 _TRAILING_PARTICLE = re.compile(
     r"(?:이에요|예요|에요|이요|입니다|이고요|이고|이랑|랑|한테|에게|씨|님|이가|이는|(?<=[0-9A-Za-z])이라(?:는|고)|라는|라고|요|은|는|이|가|을|를|의|도)$"
 )
@@ -177,6 +184,10 @@ def named(text: str) -> list[tuple[str, str]]:
     for m in _LABELLED_EN.finditer(text):
         name = m.group("name").strip()
         if plausible_name(name.split()[0]):
+            found.append((m.start(), name, "called"))
+    for m in _LABELLED_EN_LOWER.finditer(text):
+        name = m.group("name").strip()
+        if not any(at == m.start() for at, _, _ in found) and plausible_name(name.split()[0]):
             found.append((m.start(), name, "called"))
     found.sort()
     seen: set[str] = set()

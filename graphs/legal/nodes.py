@@ -18,7 +18,13 @@ from langgraph.types import interrupt
 from graphs.common.brain import ReadContext
 from graphs.common.context import Context
 from graphs.common.intents import answer_question, declines_types, read_intent
-from graphs.common.normalize import find_amounts, find_dates, is_future, parse_yes_no
+from graphs.common.normalize import (
+    find_amounts,
+    find_dates,
+    is_future,
+    parse_yes_no,
+    phrase_polarity,
+)
 from graphs.common.reading import Reading
 from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import memo as legal_memo
@@ -428,7 +434,7 @@ async def validate_answer(state: LegalState, ctx: Context) -> dict[str, Any]:
         return work.settled(**files)
     if answer.get("danger"):  # after a safety reply: kept, and nothing waiting is settled by it
         await _read_text(state, answer.get("text", ""), work, ctx)
-        _only_kept(state, answer.get("text", ""), work)
+        _only_kept(state, answer.get("text", ""), work, kn)
         return _apply(state, answer, work, ctx)
     settled = _confirmed(state, answer, work, ctx)
     if settled is not None:
@@ -555,7 +561,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     other = legal_memo.checked_keys(kn, sub_type, other, told, cued=ex.cued)
     other = split_party(kn, other, text, facts)
     # A recorded fact changes only through a confirmed correction of that field; another
-    # value said of it (a date of another event, an offer beside the loss) is kept aside.
+    # value of its kind (a date of another event, an offer beside the loss) stays in the memo.
     kinds = {k: kn.k2.field(sub_type, k).kind for k in {*other, *facts} if k in kn.k2.fields}
     read = sort_facts(facts, other, ex, kinds, asked=key, text=text)
     merge_facts(facts, read.new, work.corrections)
@@ -579,10 +585,6 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     proposed_now = beside_paired(proposed_now, paired)
     if proposed_now:
         update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
-    if read.aside:
-        work.asides += [a | {"quote": text[:160], "at": work.at} for a in read.aside]
-        update["asides"] = work.asides
-        work.outbox += prompts.aside_notes(kn, sub_type, read.aside, lang)
     fresh = list(read.new)
     wished = wants.with_wishes(kn, facts, text) if key != wants.FIELD else None
     if wished is not None:  # what the person wants, added beside what they wanted before
@@ -602,7 +604,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         state.get("story", []),
         text,
         at=work.at,
-        carries=bool(fresh or new_details or ex.other_values or read.aside or read.proposed),
+        carries=bool(fresh or new_details or ex.other_values or read.elsewhere or read.proposed),
     )
     facts["action_description"] = told_story.account(state.get("description", ""), story)
     emotions = [*state.get("emotions", []), *ex.emotions]
@@ -658,20 +660,39 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         work.approx |= _approx(ex, {key: work.value})
 
 
-def _only_kept(state: LegalState, text: str, work: _Answer) -> None:
-    """A message that raised a safety alert, read: its facts for other fields, details, wishes
-    and questions are kept, and the message joins the account; it answers nothing, proposes
-    nothing and adds no reply of its own (the safety reply came first, the question comes
-    again)."""
+def _only_kept(state: LegalState, text: str, work: _Answer, kn: Knowledge) -> None:
+    """A message that raised a safety alert, read: its facts, details, wishes and questions
+    are kept, and the message joins the account; a value of the question asked said beside
+    the danger ("아니요 그런건 안했어요 잠깐만요 지금 그사람 …": a no, a date, an amount) is
+    kept too, never one to confirm nor words taken as a text answer. It proposes nothing and
+    adds no reply of its own (the safety reply came first, the next question follows)."""
     outbox, update = list(state.get("outbox", [])), work.update
     update.pop("proposed", None)
     update.pop("pending", None)
     work.outbox = outbox
-    work.value, work.reason, work.said_unknown, work.aside = None, None, False, True
+    if work.value is None or not _said_of_its_own(kn, state, text, work.value):
+        work.value, work.aside = None, True
+    work.reason, work.said_unknown = None, False
     work.restated_note = None
     story = told_story.told(state.get("story", []), text, at=work.at, carries=True)
     update["story"] = story
     work.facts["action_description"] = told_story.account(state.get("description", ""), story)
+
+
+def _said_of_its_own(kn: Knowledge, state: LegalState, text: str, value: Any) -> bool:
+    """Whether the asked field's value read from a message that raised an alert is said of
+    that field and sure: a date, an amount, an option, a count; a yes or no only by the
+    field's own phrases ("접근금지는 신청 안했어요"), never a leading "아니요" that may answer
+    something else the message tells ("아니요 신고는 안했어요 … 지금 건물 앞에 와있어요" to "지금도
+    계속되나요?"); never the message itself as a text answer."""
+    spec = kn.k2.field(state["sub_type"], state["asking"])
+    if spec.kind == "text" or _unsure(kn, text):
+        return False
+    if spec.kind == "yesno":
+        statements = spec.says + spec.answers
+        said = phrase_polarity(text.lower(), true=statements.affirm, false=statements.deny)
+        return said is not None and said == value
+    return True
 
 
 def _apply(
@@ -932,7 +953,21 @@ def name_fixes(
     return name_corrections(facts, labels, people(text, kn), text)
 
 
-RECORD_CHARS = 2000  # of the record given to a model as context
+RECORD_CHARS = 4000  # of the record given to a model as context
+
+
+def _latest_fitting(items: list[str], room: int) -> list[str]:
+    """The memo's lines that fit in `room` characters, whole: the latest ones, in their order,
+    after a line saying how many earlier ones are left out (a line cut mid-item hid the id of
+    the item a correction was about: legal_set9 T3)."""
+    kept: list[str] = []
+    for line in reversed(items):
+        if len(line) + 1 > room - 40:
+            break
+        kept.insert(0, line)
+        room -= len(line) + 1
+    left = len(items) - len(kept)
+    return [f"- ({left} earlier memo items not shown)", *kept] if left else kept
 
 
 def read_context(
@@ -949,14 +984,16 @@ def read_context(
         lines.append(
             f"- {field} ({spec.label.get('en')}): {prompts.format_value(kn, spec, value, 'en')}"
         )
+    items = []
     for item in state.get("memo", []):
         value = item.get("amount") or item.get("date") or item.get("name") or item.get("body")
         kind = item.get("role") or item.get("kind") or ""
         ahead = " (ahead)" if item.get("planned") else ""
         ahead += " (year not said)" if item.get("yearless") else ""
-        lines.append(
+        items.append(
             f"- {item['id']} {item['section']}: {value or ''} {kind}{ahead} «{item['quote'][:60]}»"
         )
+    lines += _latest_fitting(items, RECORD_CHARS - sum(len(line) + 1 for line in lines))
     question, options = "", ()
     if key is not None and not finished:
         spec = kn.k2.field(sub_type, key)
@@ -966,7 +1003,7 @@ def read_context(
         memo = state.get("memo", [])
         question = prompts.confirm_changes(kn, sub_type, state["proposed"], lang, memo)["text"]
     return ReadContext(
-        record="\n".join(lines)[:RECORD_CHARS],
+        record="\n".join(lines),
         last_message=question,
         options=options,
         finished=finished,

@@ -254,28 +254,6 @@ def confirm_changes(
     )
 
 
-def aside_notes(
-    kn: Knowledge, sub_type: str, asides: list[Mapping[str, Any]], lang: str
-) -> list[Message]:
-    """What was kept aside, said so: the recorded value stays until the person corrects it."""
-    notes = []
-    for aside in asides:
-        if legal_memo.is_item(aside["field"]):
-            continue  # a memo item's change not made: kept for the lawyer, said by changes_kept
-        spec = kn.k2.field(sub_type, aside["field"])
-        notes.append(
-            say(
-                kn,
-                lang,
-                "noted_aside",
-                field=spec.label.get(lang),
-                recorded=format_value(kn, spec, aside["recorded"], lang),
-                value=format_value(kn, spec, aside["value"], lang),
-            )
-        )
-    return notes
-
-
 def reason_text(
     kn: Knowledge, sub_type: str, invalid: dict[str, Any], lang: str, *, again: bool = False
 ) -> str:

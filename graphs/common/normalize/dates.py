@@ -13,8 +13,8 @@ Sunday:
   Friday is in this week (said on a Saturday or a Sunday, "last Monday" on a Wednesday), the
   words may mean it or the Friday a week before: both are readings, and the person chooses.
   "next Friday", "다음 금요일" likewise ahead;
-- a bare weekday ("금요일에", "on Friday") is the nearest one on or before today (on or after
-  it for a date that may lie ahead);
+- a bare weekday ("금요일에", "on Friday") is the nearest one before today, or today as the
+  other reading when today is that weekday (on or after today for a date that may lie ahead);
 - a weekend ("지난 주말", "저번 주말", "last weekend", "이번 주말") is the Saturday or the Sunday
   of that week: two readings;
 - for a date that cannot lie ahead, a reading after today is dropped while another remains.
@@ -120,6 +120,46 @@ def _resolve_no_year(value: _NoYear, now: datetime, *, allow_future: bool) -> st
         if iso is not None and iso <= today:
             return iso
     return None
+
+
+# A day said as a time limit ("12월 5일까지 의견 제출", "1월 4일 전에", "due by 10 December",
+# "deadline: 3 January") or as the start of a period to one ("12월 7일부터 내년 2월 4일까지"):
+# without its year it is the next such day when that is near, unless the limit is told as over
+# ("6월까지 일했어요").
+_LIMIT_AFTER = re.compile(
+    r"\s?(?:부터[^.!?\n,]{1,20}?)?(?:까지|전까지|전에|이내|안에|마감)(?P<rest>[^.!?\n,]{0,12})"
+)
+_LIMIT_PAST = re.compile(r"^\s?\S*(?:었|았|했|였|켰|췄|웠|쳤|셨|갔|왔|냈|줬)")
+_LIMIT_BEFORE = re.compile(
+    r"(?:\bdue|\bdeadline|\bby|\bno later than|\bexpires?|기한은?|마감은?)\s*(?:is\s*|on\s*|:\s*)?$",
+    re.I,
+)
+_LIMIT_AHEAD_DAYS = 183
+
+
+def _limit_ahead(value: _NoYear, text: str, start: int, end: int, now: datetime) -> str | None:
+    """The day a yearless time limit at `text[start:end]` falls on when it lies ahead (see
+    `_LIMIT_AFTER`), else None."""
+    after = _LIMIT_AFTER.match(text, end)
+    limit = (after is not None and not _LIMIT_PAST.match(after["rest"])) or bool(
+        _LIMIT_BEFORE.search(text[max(0, start - 20) : start])
+    )
+    if not limit:
+        return None
+    today = now.date()
+    for year in (now.year, now.year + 1):
+        day = _iso(year, value.month, value.day or _last_day(year, value.month))
+        if day is not None and day >= today.isoformat():
+            ahead = date.fromisoformat(day) - today
+            if ahead.days <= _LIMIT_AHEAD_DAYS:
+                return _iso(year, value.month, value.day)
+            return None
+    return None
+
+
+def _last_day(year: int, month: int) -> int:
+    following = date(year + month // 12, month % 12 + 1, 1)
+    return (following - timedelta(days=1)).day
 
 
 def _month_day(m: re.Match[str], now: datetime) -> _NoYear:
@@ -289,7 +329,10 @@ def _weekday_readings(
     if value.step == 0:
         if allow_future:
             return [today + timedelta(days=(value.weekday - today.weekday()) % 7)]
-        return [today - timedelta(days=(today.weekday() - value.weekday) % 7)]
+        back = (today.weekday() - value.weekday) % 7
+        if back == 0:  # today is named "오늘" / "today": its weekday is most often last week's
+            return [today - timedelta(weeks=1), today]
+        return [today - timedelta(days=back)]
     if value.step < 0:  # the nearest before today; in this week, it may mean last week's too
         nearest = today - timedelta(days=(today.weekday() - value.weekday - 1) % 7 + 1)
     else:  # the nearest after today; in this week, it may mean next week's too
@@ -466,28 +509,32 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
     follow it in that year ("2,000,000 on 2025 June 3, 1,500,000 on July 15": 2025-07-15;
     "작년 3월에 빌려줬고 6월에 조금 갚았어요": last year's June).
     """
-    candidates: list[tuple[int, int, str | None, tuple[str, ...]]] = []
+    candidates: list[tuple[int, int, str | None, tuple[str, ...], _NoYear | None]] = []
     weekdays: set[int] = set()  # starts of the weekdays named
     no_year: dict[int, _NoYear] = {}  # starts of the dates written without a year
     for pattern, rule in _DATE_RULES:
         for m in pattern.finditer(text):
             value, others = rule(m, now), ()
-            if isinstance(value, _NoYear):
-                no_year[m.start()] = value
-                value = _resolve_no_year(value, now, allow_future=allow_future)
+            said = value if isinstance(value, _NoYear) else None
+            if said is not None:
+                value = (
+                    None if allow_future else _limit_ahead(value, text, m.start(), m.end(), now)
+                ) or _resolve_no_year(value, now, allow_future=allow_future)
             elif isinstance(value, _Weekday | _Weekend):
                 value, others = _resolve_weekday(value, now, allow_future=allow_future)
                 weekdays.add(m.start())
             if value != _NOT_A_DATE:
-                candidates.append((m.start(), m.end(), value, others))
+                candidates.append((m.start(), m.end(), value, others, said))
     # Earliest, then longest, claims its span; an impossible date (2024.2.30) claims it and is dropped.
     candidates.sort(key=lambda c: (c[0], c[0] - c[1]))
     found: list[Match] = []
     claimed_until = -1
-    for start, end, value, others in candidates:
+    for start, end, value, others, said in candidates:
         if start < claimed_until:
             continue
         claimed_until = end
+        if said is not None:  # "august" alone, not "august this year" at the same start
+            no_year[start] = said
         if value is not None:
             found.append(Match(value, start, end, others, yearless=start in no_year))
     # "9월20일 토요일", "Saturday, September 20": the weekday of a day told names that day
