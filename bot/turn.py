@@ -161,6 +161,13 @@ class LegalTurns:
             # it tells and asks is still kept (read as `danger`: nothing asked back of it).
             reply.add(kn.message("safety_resume", lang))
             user_input["danger"] = True
+        elif reply.alerts and node in (None, "INIT"):
+            # a first message that fired a rule telling of a case type (a threat to spread
+            # intimate images): the intake takes that type
+            told = {rule.code: rule.case for rule in kn.safety.rules if rule.case}
+            case = next((told[h.code] for h in reply.alerts if h.code in told), None)
+            if case is not None:
+                user_input["case"] = case
         context = sv.context(inbound, lang)
         payload: Any
         if standing.pending:

@@ -120,6 +120,9 @@ class Knowledge:
                 raise KnowledgeError(f"k3_legal_info.yaml: info: missing {code}")
         if "default" not in self.k4.formats:
             raise KnowledgeError("k4_summary_formats.yaml: formats: missing default")
+        for rule in self.safety.rules:
+            if rule.case is not None and rule.case not in codes:
+                raise KnowledgeError(f"safety.yaml: {rule.code}: unknown sub-type {rule.case}")
         for code, fields in self.memo.key_roles.items():
             if code not in self.k2.sub_types:
                 raise KnowledgeError(f"memo.yaml: key_roles: unknown sub-type {code}")

@@ -237,3 +237,27 @@ def test_a_key_field_put_right_by_a_pair_leaves_the_item_of_the_old_value() -> N
     paired = [{"field": "amount", "old": 160_000, "new": 200_000}]
     item = {"field": "memo:m2", "old": 160_000, "new": 200_000}
     assert beside_paired([*paired, item], paired) == paired
+
+
+async def test_a_no_to_the_changes_shown_with_the_right_value_shows_that_change(
+    engine: Engine,
+) -> None:
+    """legal_set9 T1: "아니요 … 800,000원 아니고 500,000원이요" to a change shown got "I'll keep
+    what I have", and the correction in it was lost. The no refuses what was shown; what
+    follows is read as any message, so its correction is shown old → new in turn."""
+    await engine.handle(text("친구한테 돈을 빌려줬는데 안 갚아요"))
+    await engine.handle(text("김민수요", minutes=1))
+    await engine.handle(text("800,000원이요", minutes=2))
+    shown = await engine.handle(text("아 80만원 아니고 90만원이에요", minutes=3))
+    assert "800,000원 → 900,000원" in joined(shown)
+    again = await engine.handle(text("아니요 죄송해요 800,000원 아니고 500,000원이요", minutes=4))
+    assert "800,000원 → 500,000원" in joined(again)
+    assert "900,000" not in joined(again)
+    assert (await graph_values(engine))["facts"]["amount"] == 800_000  # not before the yes
+    await engine.handle(text("네", minutes=5))
+    assert (await graph_values(engine))["facts"]["amount"] == 500_000
+    # a plain no with no value after it still only keeps what was recorded
+    await engine.handle(text("아 50만원 아니고 60만원이에요", minutes=6))
+    kept = await engine.handle(text("아니요 그대로 두세요", minutes=7))
+    assert "→" not in joined(kept)
+    assert (await graph_values(engine))["facts"]["amount"] == 500_000

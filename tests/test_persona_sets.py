@@ -76,7 +76,14 @@ def _legal_inbound(chat: int, text: str, at, *, presses: bool) -> Inbound | None
 
 # Sets recorded with their presses and held to the stricter mark: a danger is answered on the
 # very message that tells it (again when it is told again), not only somewhere before.
-ON_ITS_MESSAGE = {"legal_set3", "legal_set4", "legal_set6", "legal_set7", "legal_set8"}
+ON_ITS_MESSAGE = {
+    "legal_set3",
+    "legal_set4",
+    "legal_set6",
+    "legal_set7",
+    "legal_set8",
+    "legal_set9",
+}
 
 
 @REPLAY

@@ -36,6 +36,15 @@ def command(name: str, *, hours: float = 0) -> Inbound:
     )
 
 
+async def exported(engine: Engine) -> dict:
+    """The chat's row of the staff export, open intakes included."""
+    rows = await export.collect(
+        engine=engine.records, include_open=True, intake_state=engine.intake_state
+    )
+    [row] = [r for r in rows if r["chat_id"] == CHAT]
+    return row
+
+
 def codes(reply) -> list[str]:
     return [hit.code for hit in reply.alerts]
 
@@ -337,7 +346,7 @@ async def test_a_stalking_intake_stands_for_the_stalker_at_the_entrance(engine: 
     there = await engine.handle(
         said("방금 경비아저씨가 인터폰했는데 지금 밑에 1층 현관에 와있대요 어떡해요", hours=0.05)
     )
-    assert codes(there) == ["AT_THE_DOOR"]
+    assert codes(there)[0] == "AT_THE_DOOR"  # ("어떡해요": what to do now, POLICE_ASKED too)
     assert there.messages[0]["text"].startswith("지금 위험한 상황이라면 바로 112")
 
 
@@ -365,10 +374,7 @@ async def test_after_the_summary_a_message_that_raised_an_alert_is_kept_with_its
     assert "POLICE_ASKED" in codes(late)
     assert late.messages[0]["text"].startswith("지금 위험한 상황이라면 바로 112")
     assert knowledge.message("amend_nothing", "ko") not in texts(late)
-    rows = await export.collect(
-        engine=engine.records, include_open=True, intake_state=engine.intake_state
-    )
-    [row] = [r for r in rows if r["chat_id"] == CHAT]
+    row = await exported(engine)
     assert any("사진 뿌린다고" in a["text"] for a in row["addenda"] or [])
     assert any("112에 전화해도 돼요" in q["text"] for q in row["questions"] or [])
 
@@ -387,10 +393,7 @@ async def test_a_danger_message_mid_intake_is_kept_and_answers_nothing(engine: E
     assert "AT_THE_DOOR" in codes(danger)
     assert danger.field == asked  # no answer: the same question again, after the safety reply
     assert danger.messages[0]["text"].startswith("지금 위험한 상황이라면 바로 112")
-    rows = await export.collect(
-        engine=engine.records, include_open=True, intake_state=engine.intake_state
-    )
-    [row] = [r for r in rows if r["chat_id"] == CHAT]
+    row = await exported(engine)
     assert "문을 두드려요" in row["facts"]["action_description"]
     assert any("112 불러도 돼요" in q["text"] for q in row["questions"] or [])
 
@@ -422,13 +425,29 @@ async def test_a_danger_message_keeps_an_answer_said_in_the_fields_own_words(
     assert "AT_THE_DOOR" in codes(again)
     assert again.messages[0]["text"].startswith("지금 위험한 상황이라면 바로 112")
     assert again.field not in ("protection_order", None)  # kept: the next question follows
-    rows = await export.collect(
-        engine=engine.records, include_open=True, intake_state=engine.intake_state
-    )
-    [row] = [r for r in rows if r["chat_id"] == CHAT]
+    row = await exported(engine)
     facts = row["facts"]
     assert (facts["protection_order"], facts["stalking_ongoing"]) == (False, True)
     assert facts["counterparty"] == "김민준"
+
+
+async def test_a_first_message_that_fires_a_rule_of_a_case_type_takes_that_type(
+    engine: Engine,
+) -> None:
+    """legal_set9 W1: a threat to post her videos unless she pays fired IMAGE_THREAT, and the
+    intake went on as defamation (a posting date, insult's deadline). The rule names the case
+    (safety.yaml `case`), so the intake is IMAGE_ABUSE; the same words' case is asked of no one."""
+    await engine.use_domain(CHAT, "legal")
+    first = await engine.handle(
+        said(
+            "저기요 전남친이 제 영상 가지고 협박해요ㅠㅠ 오늘밤 12시까지 천만원 안보내면 인스타랑"
+            " 회사 단톡방에 올린대요"
+        )
+    )
+    assert codes(first) == ["IMAGE_THREAT"]
+    assert "디지털 성범죄" in texts(first)
+    row = await exported(engine)
+    assert row["sub_case_type"] == "IMAGE_ABUSE"
 
 
 async def test_still_outside_after_the_alert_is_answered_again(engine: Engine) -> None:

@@ -140,6 +140,7 @@ async def greet_user(state: LegalState, runtime: Runtime[Context]) -> dict[str, 
     if text and not is_meaningless(text) and not greeting:
         return {
             "description": text[:MAX_DESCRIPTION],
+            "danger_case": (answer or {}).get("case"),
             "outbox": outbox,
             "greeted": True,
             "answer": None,
@@ -159,6 +160,10 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     kn, lang = ctx.knowledge, ctx.lang
     description = state["description"]
     sub_type, confidence = state.get("sub_type"), state.get("confidence", 1.0)
+    if sub_type is None and state.get("danger_case") in kn.k2.sub_types:
+        # "전남친이 제 영상 가지고 협박해요 … 올린대요" fired IMAGE_THREAT: that is the case,
+        # whatever else its words point to (legal_set9 W1 was taken for defamation)
+        sub_type, confidence = state["danger_case"], 1.0
     if sub_type is None:
         result = await ctx.brain.classify_case(description)
         if not result.confident or result.top is None:
@@ -402,6 +407,7 @@ class _Answer:
     said_unknown: bool = False
     aside: bool = False  # it answered something else: the question comes again, no miss
     restated_note: Message | None = None  # "already written down", when only that was said
+    rest: str = ""  # what follows a "no" to the changes shown, read as a message of its own
     text: str = ""
     quote: str = ""
     approx: set[str] = dataclasses.field(default_factory=set)
@@ -446,7 +452,7 @@ async def validate_answer(state: LegalState, ctx: Context) -> dict[str, Any]:
         if settled is not None:
             return settled
     else:
-        await _read_text(state, answer.get("text", ""), work, ctx)
+        await _read_text(state, work.rest or answer.get("text", ""), work, ctx)
     return _apply(state, answer, work, ctx)
 
 
@@ -460,14 +466,24 @@ def _confirmed(
     if proposed:
         work.update["proposed"] = []
         verdict = _verdict(kn, answer, "changes", lang, strict=True)
+        rest = ""
         if verdict is None and (verdict := _leading_verdict(kn, answer)) is not None:
+            rest = _text(answer).split(maxsplit=1)[1]
             # what follows the yes / no joins the account for the lawyer
             story = told_story.told(state.get("story", []), _text(answer), at=work.at, carries=True)
             work.update["story"] = story
             work.facts["action_description"] = told_story.account(
                 state.get("description", ""), story
             )
-        if verdict is not None:
+        if verdict is False and any(ch.isdigit() for ch in rest):
+            # "아니요 … 800,000원 아니고 500,000원이요", "No, not quite. The deposit is 230
+            # million in total": the changes shown are refused, and what follows is read as
+            # any message (a correction in it is shown anew; legal_set9 T1, T3)
+            work.asides += [_as_aside(c, work.at) for c in _changes(proposed)]
+            work.update["asides"] = work.asides
+            work.outbox.append(prompts.say(kn, lang, "changes_kept"))
+            work.confirming, work.rest = True, rest
+        elif verdict is not None:
             if verdict:
                 fields = [c for c in proposed if not legal_memo.is_item(c["field"])]
                 for made in fields:
@@ -494,11 +510,12 @@ def _confirmed(
                 asides=work.asides,
                 outbox=work.outbox,
             )
-        # Something else was said: the change is not made (kept for the lawyer), and the
-        # message is read for what it tells, not as an answer to a question it never saw.
-        work.asides += [_as_aside(c, work.at) for c in _changes(proposed)]
-        work.update["asides"] = work.asides
-        work.confirming = True
+        else:
+            # Something else was said: the change is not made (kept for the lawyer), and the
+            # message is read for what it tells, not as an answer to a question it never saw.
+            work.asides += [_as_aside(c, work.at) for c in _changes(proposed)]
+            work.update["asides"] = work.asides
+            work.confirming = True
     pending = state.get("pending")
     if pending is None:
         return None
@@ -604,7 +621,9 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         state.get("story", []),
         text,
         at=work.at,
-        carries=bool(fresh or new_details or ex.other_values or read.elsewhere or read.proposed),
+        carries=bool(
+            fresh or new_details or ex.other_values or read.elsewhere or read.proposed or work.rest
+        ),
     )
     facts["action_description"] = told_story.account(state.get("description", ""), story)
     emotions = [*state.get("emotions", []), *ex.emotions]
