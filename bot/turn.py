@@ -294,7 +294,7 @@ class LegalTurns:
         """A correction, addition or question after the summary; False when it was none."""
         sv = self.services
         amended = await self.spec.amend(
-            sv.context(inbound, reply.lang),
+            replace(sv.context(inbound, reply.lang), danger=bool(reply.alerts)),
             values,
             inbound.text[:MAX_INPUT_CHARS] if inbound.kind == "text" else "",
             inbound.data if inbound.kind == "choice" else "",

@@ -58,6 +58,10 @@ FIRES: dict[str, list[str]] = {
         "HE'S POINTING A GUN AT ME",
     ],
     "VIOLENCE_NOW": [
+        # legal_set10 Y3: a bottle thrown at her just now (no alert in either mode)
+        "근데 지금 남편이 옆방에서 술마시고있는데 방금 소주병을 저한테 던졌어요 벽에맞고 깨졌어요 "
+        "너무무서워요",
+        "he just threw a bottle at me, i'm scared",
         # legal_set9 W2: a death threat quoted as the bully wrote it
         "Last night Min-jun sent Daniel a message saying \"come to school tomorrow and you're"
         ' dead". Daniel is terrified',
@@ -90,6 +94,10 @@ FIRES: dict[str, list[str]] = {
     ],
     "AT_THE_DOOR": [
         "please help he kicking the door now. what i do??",  # legal_set4 tK1
+        # legal_set10 X3: a man coming over tonight, and she is afraid (no alert in either mode)
+        "one of the dads from that cafe, Mr. Park, just messaged me on kakao saying he knows "
+        'where i live and he\'s coming to my apartment tonight to "talk". i live alone. '
+        "i'm really scared",
         # legal_set6 tX5: a former roommate with a key, coming tonight, with a threat
         "Chloe texted me that she still has a key and she'll come by tonight with her "
         "boyfriend and I'll regret it. I'm alone here",
@@ -525,6 +533,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "3년 전에 흉기로 협박당했어요",
     ],
     "VIOLENCE_NOW": [
+        "작년에 남편이 저한테 컵을 던졌어요",
+        "공을 친구한테 던졌어요",
         # legal_set8 S1: last month's assault told in detail, the -고 in the past sentence
         "네 그남자가 갑자기 제 머리채를 잡고 밀쳐서 테이블에 얼굴을 박았어요 코뼈가 부러지고 "
         "입술이 찢어져서 4바늘 꿰맸어요 진단은 4주 나왔구요",
@@ -555,6 +565,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "I was sexually assaulted years ago and want to know my options",
     ],
     "AT_THE_DOOR": [
+        "my mom is coming over tonight, i'm nervous about telling her",
+        "last year he said he was coming to my apartment that night and i was scared",
         # legal_set9 U2: a worry that debt collectors may come, said with "not yet"
         "어머니가 빚쟁이들이 집으로 찾아올까봐 무서워하세요. 아직 찾아온 적은 없고요",
         # legal_set9 V2: last month's night at her door, told with its day, and that day corrected

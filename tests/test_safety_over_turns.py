@@ -379,6 +379,31 @@ async def test_after_the_summary_a_message_that_raised_an_alert_is_kept_with_its
     assert any("112에 전화해도 돼요" in q["text"] for q in row["questions"] or [])
 
 
+async def test_a_danger_after_the_summary_is_never_sent_to_a_new_intake(engine: Engine) -> None:
+    """legal_set10 X3: after a finished intake, "he knows where i live and he's coming to my
+    apartment tonight … i'm really scared" got no alert, and in LLM mode "This sounds like a
+    different matter … start a new intake". The danger is answered first and kept as this
+    person's; no new-intake button follows it."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(
+        said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
+    )
+    await engine.handle(said("올해 6월", hours=0.05))
+    done = await engine.handle(pressed("a:evidence:no", hours=0.1))
+    assert done.state == "COMPLETED"
+    late = await engine.handle(
+        said(
+            "one more thing, a man from the cafe knows where i live and he's coming to my "
+            "apartment tonight to talk. i live alone. i'm really scared",
+            hours=0.2,
+        )
+    )
+    assert "AT_THE_DOOR" in codes(late)
+    assert "cmd:restart" not in buttons(late)
+    row = await exported(engine)
+    assert any("coming to my apartment tonight" in a["text"] for a in row["addenda"] or [])
+
+
 async def test_a_danger_message_mid_intake_is_kept_and_answers_nothing(engine: Engine) -> None:
     """legal_set3 tH1 and tG2: what a message that raised an alert told and asked was lost
     (the place, the amount taken, "112에 하면 되요?"). It is kept in the account, its question

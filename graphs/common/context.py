@@ -26,6 +26,7 @@ class Context:
     kb: KnowledgeBase | None = None  # retrieval over the knowledge; None = exact lookups only
     llm: LLMClient | None = None  # the model in LLM mode; None = the rules alone
     llm_deadline: float | None = None  # event-loop time by which this run's model calls end
+    danger: bool = False  # the message raised a safety alert (its reply went out first)
 
     def llm_left(self) -> float:
         """Seconds left of this run's model budget (0 without a model or once it is spent)."""
