@@ -729,6 +729,7 @@ class MemoLexicon(Strict):
     holding: LangPatterns
     planned: LangPatterns
     step_acts: LangPatterns = LangPatterns()  # a step taken, not a loan from a bank
+    told_to: LangPatterns = LangPatterns()  # a step someone said to take, not one taken
     # sub-type -> key field -> money roles whose item holds its value (checked against K2)
     key_roles: dict[str, dict[str, list[str]]] = {}
 

@@ -239,6 +239,28 @@ def test_a_key_field_put_right_by_a_pair_leaves_the_item_of_the_old_value() -> N
     assert beside_paired([*paired, item], paired) == paired
 
 
+def test_an_item_told_in_the_fields_own_words_changes_with_the_field() -> None:
+    """legal_set10 Q4: "돌아가신 날 6월 3일 아니고 6월 5일이에요" put the date of death right and
+    left «올해 6월 3일에 돌아가셨어요» in the chronology; an item of another event that held the
+    old value («작년3월부터 사귀다가» beside the start of the threats) stays."""
+    memo = [
+        {
+            "id": "m1",
+            "section": "chronology",
+            "date": "2026-06-03",
+            "quote": "올해 6월 3일에 돌아가셨어요",
+        },
+        {"id": "m2", "section": "chronology", "date": "2025-03", "quote": "작년3월부터 사귀다가"},
+    ]
+    cues = {"death_date": ["돌아가신", "돌아가셨", "사망"], "threat_start": ["협박", "촬영"]}
+    paired = [{"field": "death_date", "old": "2026-06-03", "new": "2026-06-05"}]
+    item = {"field": "memo:m1", "old": "2026-06-03", "new": "2026-06-05"}
+    assert beside_paired([*paired, item], paired, memo=memo, cues=cues) == [*paired, item]
+    paired = [{"field": "threat_start", "old": "2025-03", "new": "2026-10"}]
+    item = {"field": "memo:m2", "old": "2025-03", "new": "2026-10"}
+    assert beside_paired([*paired, item], paired, memo=memo, cues=cues) == paired
+
+
 async def test_a_no_to_the_changes_shown_with_the_right_value_shows_that_change(
     engine: Engine,
 ) -> None:

@@ -204,6 +204,20 @@ def test_a_count_then_who_they_are_is_the_count(extractor) -> None:
     assert answer(extractor, "DIVORCE", "children_count", listed) == 2
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("one, our son Jian, hes 6", 1),  # legal_set9 U4: refused
+        ("it's 1, Jian, he's 6", 1),
+        ("two kids, 5 and 8 years old", 2),
+        ("Jian, he's 6", None),  # an age is no count of children
+        ("하나요, 6살 아들", 1),
+    ],
+)
+def test_a_count_before_the_childrens_ages(extractor, text, expected) -> None:
+    assert answer(extractor, "DIVORCE", "children_count", text) == expected
+
+
 def test_counts_and_lengths_of_time_in_a_story_need_their_cue(extractor) -> None:
     found = facts(extractor, "DIVORCE", "결혼한 지 10년 됐고 애가 둘이에요")
     assert found["marriage_duration"] == 120 and found["children_count"] == 2

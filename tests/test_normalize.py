@@ -117,6 +117,10 @@ def test_find_amounts_in_order_with_spans() -> None:
         ("돈은 이만 빌려줬어요", [20_000]),
         ("만나서 얘기했어요", []),
         ("I won 3 times", []),
+        # one amount in two English multipliers (legal_set10 Y1 kept 2,000,000 and 300,000)
+        ("every month salary 2 million 300 thousand won", [2_300_000]),
+        ("3 million and 200 thousand won", [3_200_000]),
+        ("5 million 3 million", [5_000_000, 3_000_000]),
     ],
 )
 def test_find_amounts(text: str, expected: list[int]) -> None:

@@ -75,6 +75,14 @@ def test_phone_and_account_numbers_are_never_kept(knowledge) -> None:
         ("이웃집 아저씨", "이웃집 아저씨", "acquaintance"),
         ("김철수요", "김철수", None),
         ("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요", "김철수", "acquaintance"),
+        # the kind is read in the clause that tells the party: this family is the neighbour's
+        # (legal_set9 V2)
+        (
+            "바로 윗집 1303호요. 저는 1203호 살아요. 50대 남자분이랑 가족이 살아요",
+            "바로 윗집 1303호",
+            None,
+        ),
+        ("박민수요. 제 동생 친구예요", "박민수", None),
     ],
 )
 def test_a_counterparty_is_a_name_and_a_kind(text, name, kind, knowledge) -> None:

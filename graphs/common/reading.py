@@ -72,6 +72,9 @@ class Value:
     # Other readings of the same words that the field accepts ("last Saturday" said on a
     # Sunday): such a value is recorded only once the person chooses (`Reading.choices`).
     alternatives: tuple[Any, ...] = ()
+    # An answer that adds up parts the person listed ("3월에 1000만원, 5월에 500만원, 8월에
+    # 1500만원"): kept only once they confirm the total.
+    summed: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,12 @@ class Reading:
         """The asked field's value, None when not given or when its words read two ways."""
         found = [v for v in self.values if v.role is Role.ANSWER]
         return found[-1].value if found and not found[-1].alternatives else None
+
+    @property
+    def answer_summed(self) -> bool:
+        """Whether the asked field's value adds up parts the person listed."""
+        found = [v for v in self.values if v.role is Role.ANSWER]
+        return bool(found) and found[-1].summed
 
     @property
     def facts(self) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from graphs.legal.changes import (
     bare_number_corrections,
     beside_paired,
     change,
+    field_cues,
     kept_as_said,
     paired_corrections,
     sort_facts,
@@ -46,6 +47,7 @@ from graphs.legal.nodes import (
 )
 from graphs.legal.state import Message
 from graphs.legal.summary import build_summary, still_true
+from graphs.legal.years import story_years
 
 MAX_ADDENDUM = 600  # characters of one addendum kept
 MAX_ADDENDA = 30  # addenda kept per intake (the oldest are dropped past it)
@@ -81,6 +83,7 @@ async def amend(
         at=at,
         text=text,
     )
+    items = story_years(items, values.get("memo", []), now=ctx.now)
     memo_fixes, items = memo_corrections(kn, values.get("memo", []), ex, items, text)
     found = legal_memo.checked_keys(kn, sub_type, found, items, cued=ex.cued)
     found = split_party(kn, found, text, facts)
@@ -120,7 +123,7 @@ async def amend(
     proposed += item_fixes(kn, memo, ex, ctx.now)
     proposed += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed}]
     proposed = kept_as_said(proposed, text, now=ctx.now)  # "80만원 맞아요": no change of it
-    proposed = beside_paired(proposed, paired)
+    proposed = beside_paired(proposed, paired, memo=memo, cues=field_cues(kn, sub_type, facts))
     if proposed:
         # Shown to confirm; the message itself is kept for the lawyer whatever the answer.
         proposed = [p | {"quote": text[:160]} for p in proposed]
@@ -141,7 +144,9 @@ async def amend(
     messages: list[Message] = [prompts.say(kn, lang, key)]
     # a model that read the message in context has said whether it is another matter: no
     # classification call for it; the rules' brain classifies
-    another = (
+    # a danger told after the summary is this person's, whatever its matter (legal_set10 X3: a
+    # man coming over tonight was sent to "a new intake" after the safety reply)
+    another = not ctx.danger and (
         ex.new_matter if ex.new_matter is not None else await _another_matter(ctx, sub_type, text)
     )
     if not another:  # another matter's amounts and dates are not this case's

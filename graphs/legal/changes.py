@@ -13,6 +13,7 @@ aside for the lawyer, never applied and never announced as a change.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -20,6 +21,7 @@ from typing import Any
 from graphs.common.normalize import find_dates
 from graphs.common.normalize.amounts import find_amounts
 from graphs.common.reading import Reading
+from knowledge.loader import Knowledge
 
 _YEAR_SAID = re.compile(r"\d{4}|\d{2}\s*년|년도|작년|올해|재작년|지난해|last year|this year")
 # Field kinds whose values a taken-back value can point to ("4월 아니고" -> the date that was April).
@@ -165,17 +167,38 @@ def paired_corrections(
     return proposed
 
 
+def field_cues(kn: Knowledge, sub_type: str, facts: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The words that tie a value to each recorded field (K2's `cues`)."""
+    return {k: kn.k2.field(sub_type, k).cues for k in facts if k in kn.k2.fields}
+
+
 def beside_paired(
-    proposed: list[dict[str, Any]], paired: list[dict[str, Any]]
+    proposed: list[dict[str, Any]],
+    paired: list[dict[str, Any]],
+    *,
+    memo: Sequence[dict[str, Any]] = (),
+    cues: Mapping[str, list[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """The proposed changes without those of memo items that held the value a key field's
     pair took back: "과태료 금액이 16만원이 아니고 20만원이에요 16만원은 빨리내면 깎아준다는거구요"
-    corrects the field, and the item «기간안에 내면 16만원» stays what it was."""
-    olds = [c["old"] for c in paired if not c["field"].startswith(_MEMO_ITEM)]
+    corrects the field, and the item «기간안에 내면 16만원» stays what it was. An item told in
+    the field's own words (`cues`: «올해 6월 3일에 돌아가셨어요» for the date of death) is of
+    that field's event and changes with it (legal_set10 Q4 kept the old date beside the new)."""
+    quotes = {_MEMO_ITEM + i["id"]: " ".join(i.get("quote", "").lower().split()) for i in memo}
+
+    def own(field: str, item: str) -> bool:
+        words = (cues or {}).get(field) or []
+        squeezed = quotes.get(item, "").replace(" ", "")
+        return any(w.lower().replace(" ", "") in squeezed for w in words)
+
+    olds = [(c["field"], c["old"]) for c in paired if not c["field"].startswith(_MEMO_ITEM)]
     return [
         p
         for p in proposed
-        if not (p["field"].startswith(_MEMO_ITEM) and any(_same(o, p["old"]) for o in olds))
+        if not (
+            p["field"].startswith(_MEMO_ITEM)
+            and any(_same(o, p["old"]) and not own(f, p["field"]) for f, o in olds)
+        )
     ]
 
 

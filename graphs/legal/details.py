@@ -138,19 +138,29 @@ def detail_line(detail: Detail, lang: str, kn: Knowledge) -> str:
 def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None]:
     """(name, kind) of a counterparty: "집주인은 이영희씨요 개인이에요" → ("이영희", "landlord").
 
-    The kind is a counterparty_type option matched by its synonyms (None when not said); with
-    no recognisable name, a short description of at most DESCRIPTION_CHARS characters.
+    The kind is a counterparty_type option matched by its synonyms in the clause that names or
+    describes the party (None when not said there: in "바로 윗집 1303호요. … 50대 남자분이랑
+    가족이 살아요" the family is the neighbour's); with no recognisable name, a short
+    description of at most DESCRIPTION_CHARS characters.
     """
     text = " ".join(unicodedata.normalize("NFC", text).split())
     lowered = text.lower()
-    kind = _party_kind(kn, lowered)
+
+    def named(name: str | None, at: int | None = None) -> tuple[str | None, str | None]:
+        if name is None:
+            return None, _party_kind(kn, lowered)
+        where = text.find(name) if at is None else at
+        return name, _party_kind(kn, _clause_at(lowered, max(where, 0)))
+
     given = names.party_name(text)  # "김과장이라는 사람", "이름은 박지훈", "his name is Tom"
     if given is not None and not _is_kind_word(kn, given):
-        return given, kind
+        return named(given)
     if _NOT_KNOWN.search(lowered) and not _CALLED.search(text):
         # "윗집 1303호 남자, 이름은 몰라요": the description is what there is
         described = _description(text, skip=_NOT_KNOWN)
-        return described, kind or ("unknown" if described is None else None)
+        if described is None:
+            return None, _party_kind(kn, lowered) or "unknown"
+        return named(described)
     for pattern, group in (
         (names.NAMED_RELATION, "name"),
         (_CALLED, "name"),
@@ -166,7 +176,7 @@ def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None
                 and (names.plausible_name(bare_name) or name.endswith("씨"))
                 and name[:2] not in names.NOT_A_NAME_START
             ):
-                return (m.group(0).strip() if pattern is _ENGLISH_NAME else name), kind
+                return named(m.group(0).strip() if pattern is _ENGLISH_NAME else name, m.start())
     for m in _BARE_NAME.finditer(text):
         name = m.group("name")
         if (
@@ -174,16 +184,26 @@ def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None
             and not _is_kind_word(kn, name)
             and names.plausible_name(name)
         ):
-            return name, kind
+            return named(name, m.start())
     m = _HANDLE.search(text) or names.COMPANY.search(text)
     if m:
         found = m.group("name") if "name" in m.groupdict() else m.group(0)
         if found.startswith("@") or names.no_endings(names.bare(found)):
-            return found, kind  # not "주식회사였던거"
+            return named(found, m.start())  # not "주식회사였던거"
     m = _EN_FULL_NAME.search(text)
     if m and m.group(1).split()[0].lower() not in _EN_NOT_NAME_START:
-        return m.group(1), kind
-    return _description(text), kind
+        return named(m.group(1), m.start())
+    return named(_description(text))
+
+
+def _clause_at(text: str, at: int) -> str:
+    """The clause of `text` (split as `_clauses` splits) that holds position `at`."""
+    start = 0
+    for m in _CLAUSE.finditer(text):
+        if m.start() >= at:
+            return text[start : m.start()]
+        start = m.end()
+    return text[start:]
 
 
 def people(text: str, kn: Knowledge) -> list[tuple[str, int]]:
@@ -193,14 +213,18 @@ def people(text: str, kn: Knowledge) -> list[tuple[str, int]]:
     ("(주)한빛"), an @handle, a romanised full name. Never a kind word ("집주인") or a fragment."""
     text = " ".join(unicodedata.normalize("NFC", text).split())
     found: dict[str, int] = {}
+    tokens = get_kiwi().tokenize(text) if re.search(r"[가-힣]", text) else []
 
     def keep(name: str, at: int, *, given: bool = False) -> None:
         """`given`: named as a name ("이름은 …", "…씨"), not only standing where one may."""
         name = name.strip()
         if not name or _is_kind_word(kn, name) or name[:2] in names.NOT_A_NAME_START:
             return
-        if not given and re.search(r"[가-힣]", name) and names.dictionary_words(name):
-            return  # "고지서", "2천만원", "주차위반이라고": words, not a name
+        if not given and re.search(r"[가-힣]", name):
+            if names.dictionary_words(name):
+                return  # "고지서", "2천만원", "주차위반이라고": words, not a name
+            if not _name_in_context(name, at, text, tokens):
+                return
         found.setdefault(name, at)
 
     for name, how in names.named(text):
@@ -228,6 +252,35 @@ def people(text: str, kn: Knowledge) -> list[tuple[str, int]]:
     # A name inside a longer one ("김민" of "김민수", "Park" of "Mr Park") is the same person.
     kept = [n for n in found if not any(n != o and n in o for o in found)]
     return sorted(((n, found[n]) for n in kept), key=lambda item: item[1])
+
+
+# A place's own unit after a place ("마포구", "합정동", "김포시"): no party.
+_PLACE_UNITS = frozenset("시 군 구 동 읍 면".split())
+
+
+def _name_in_context(name: str, at: int, text: str, tokens: list) -> bool:
+    """Whether a Korean word found bare where a name may stand still reads as one among the
+    words around it (legal_set9): not after a number ("3장이랑"), not words Kiwi knows that the
+    word alone hid ("연장비" is 연장 + 비 in "연장비 20만원"), not a verb ("애 키우라고"), not a
+    place ("마포구", "서울서 일해서")."""
+    if at > 0 and text[at - 1].isdigit():
+        return False
+    end = at + len(name)
+    inside = [t for t in tokens if t.start < end and t.start + t.len > at]
+    if not inside or inside[0].start != at:
+        return True  # Kiwi split the text elsewhere: nothing to tell
+    if any(t.tag.startswith(("V", "E", "J", "XS")) for t in inside):
+        return False
+    if names.dictionary_words(" ".join(t.form for t in inside)):
+        return False
+    first = inside[0]
+    if first.tag == "NNP" and len(first.form) >= 2 and name[len(first.form) :] == "서":
+        return False  # "서울서 일해서": Kiwi reads the particle 서 after a place as a noun
+    unit = name[-1]
+    if len(inside) == 1 and first.tag == "NNP" and unit in _PLACE_UNITS and len(name) >= 3:
+        stem = get_kiwi().tokenize(name[:-1])
+        return not (len(stem) == 1 and stem[0].tag == "NNP")
+    return True
 
 
 # What Kiwi sees in a word that is no name standing alone in a story: a verb or its ending

@@ -34,7 +34,7 @@ from graphs.common.reading import (
 from graphs.common.text import clause_spans, is_meaningless, sentence_spans, sentences
 from graphs.common.text import clauses as clauses_of
 from graphs.legal import names
-from graphs.legal.memo import tells_holding, tells_plan
+from graphs.legal.memo import UNCLEAR, read_items, tells_holding, tells_plan
 from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
@@ -80,6 +80,40 @@ _BESIDE_VALUE = frozenset(
 )
 _PUNCT = re.compile(r"[\W_]+")
 _AGE_AFTER = re.compile(r"\s?(?:살|세(?!대)|(?i:years?\s+old|yo)\b)")
+# Words that tell an amount was given in parts: "세번에 나눠서", "두 번", "in three transfers".
+_IN_PARTS = re.compile(
+    r"나눠|나누어|번에 걸쳐|(?<![가-힣])(?:두|세|네|다섯|[2-9])\s?번(?!째)"
+    r"|(?i:\b(?:two|three|four|five|[2-9])\s+(?:times|transfers|payments|instal?lments|parts)\b)"
+)
+_TOTAL_SAID = re.compile(r"합쳐|합해|합계|(?<![가-힣])총|(?i:\bin total\b|\baltogether\b)")
+
+
+def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
+    """The sum of the amounts an answer lists as parts of one ("세번에 나눠서 보냈어요. 3월
+    10일에 1000만원, 5월 20일에 500만원, 8월 2일에 1500만원이요", legal_set10 Z1: the last part
+    alone was kept), for the person to confirm; None when the answer gives one amount, names
+    its total itself, or does not say its amounts are parts (a list of dated amounts does)."""
+    found = normalize.find_amounts(text)
+    if len({m.value for m in found}) < 2 or len(found) > 12 or _TOTAL_SAID.search(text):
+        return None
+    if not re.sub(r"[\s,.~!?-]", "", text[: found[0].start]):
+        return None  # "300만원이요 갚은건 440 넘게": the amount that opens the answer is it
+    # parts of one thing ("천장 180만원, 도배 95만원, 누수탐지 15만원": legal_set10 Z2 kept the
+    # last alone): no two of its amounts told as different kinds of money (lent and repaid,
+    # paid and still owed)
+    roles = {
+        i["role"]
+        for i in read_items(kn, text, at="", now=now)
+        if i["section"] == "money" and i["role"] != UNCLEAR
+    }
+    return sum(m.value for m in found) if len(roles) <= 1 else None
+
+
+# An age told of someone: "7살", "여섯 살", "he's 6", "6 years old", "aged 6".
+_AGE_SAID = re.compile(
+    r"(?:\d+|[한두세네]|다섯|여섯|일곱|여덟|아홉|열[한두세네]?|스물[한두세네]?)\s?(?:살|세(?!대|요))"
+    r"|(?i:\b(?:he|she|they)(?:'s|s| is| are)\s+\d+\b|\b\d+\s*(?:years?\s+old|yo)\b|\baged?\s+\d+\b)"
+)
 _DAY_UNITS = ("일", "days")  # an int field counted in days ("영업정지 2개월" is 60)
 _AGE_UNITS = ("살", "세")  # an age: "2명이요" (a count of people) is none
 _COUNTED_ELSE = re.compile(
@@ -376,6 +410,11 @@ class FactExtractor:
         answer, invalid = self.parse_answer(
             spec, said, now=now, tagged=tagged.value if tagged else None
         )
+        summed = None
+        if tagged is None and spec.kind == "amount":
+            summed = _parts(self.knowledge, said, now=now)
+        if summed is not None and self._check(spec, summed, now=now)[1] is None:
+            answer, invalid = summed, None
         others = {v.field for v in values if v.role is Role.FACT}
         cued = {v.field for v in values if v.cued and v.role is not Role.SUPPOSED}
         if (
@@ -411,6 +450,7 @@ class FactExtractor:
                         if tagged
                         else self.answer_readings(spec, said, now=now, value=answer)
                     ),
+                    summed=summed is not None and answer == summed,
                 )
             )
         return values, invalid, unknown
@@ -456,6 +496,12 @@ class FactExtractor:
         # last one the field allows ("300만원이요 갚은건 440 넘게": not the bare 440)
         fits = [m for m in found if self._check(spec, m.value, now=now)[1] is None]
         opening = [m for m in fits if not re.sub(r"[\s,.~!?-]", "", stripped[: m.start])]
+        # the total the answer names ("합쳐서 3000만원이요 1000만원 2000만원") is the answer
+        opening = [
+            m
+            for m in fits
+            if any(0 <= m.start - t.end() <= 6 for t in _TOTAL_SAID.finditer(stripped))
+        ] or opening
         value = (opening or fits or found)[-1].value if found else normalize.parse_amount(stripped)
         return self._checked_or(spec, value, "amount_unparsed", now)
 
@@ -570,12 +616,18 @@ class FactExtractor:
             if ages or _COUNTED_ELSE.search(lowered):
                 # several ages, or "2명이요" (a count of people) to "how old is …?"
                 return None, "int"
+        # An age is no count of anything else ("Jian, he's 6" is no six children).
+        stripped = _AGE_SAID.sub(" ", stripped).strip()
         # The count opens the answer; what follows tells of each one ("두 명이에요. 첫째 아들이
         # 10살, 둘째 딸이 7살이에요" is two, not the five people its words name).
         head = next(iter(sentences(stripped)), stripped)
         value = normalize.parse_int(stripped)
         if value is None and head != stripped:
             value = normalize.parse_int(head)
+        if value is None:
+            # "one, our son Jian, hes 6" (legal_set9 U4): the count opens the answer before
+            # its first comma too, the age after it
+            value = normalize.parse_int(re.split(r"[,，]", head, maxsplit=1)[0])
         listed = self._count_people(head)
         if listed >= 2:
             # "엄마랑 저랑 남동생이요" is three; a count that disagrees with the list

@@ -122,6 +122,15 @@ def read_items(
     items: list[dict[str, Any]] = []
     spans = clause_spans(text, at="connective")
     plans = [_says(lex.planned, " ".join(text[s.start : s.end].lower().split())) for s in spans]
+    # what the person wants, not what happened: "절도로 고소하고 싶어요", "월 20만원 정도로
+    # 분할상환 하고 싶어요" (legal_set10 Q6, Q1: a step taken, a repayment made)
+    wished = [False] * len(spans)
+    for n in reversed(range(len(spans))):
+        s, joined = spans[n], n + 1 < len(spans) and spans[n + 1].sentence == spans[n].sentence
+        upto = spans[n + 1].end if joined else s.end  # "고소하고 | 싶어요": the wish's words
+        wished[n] = not _past(text[s.start : s.end]) and (
+            _wishes(kn, text[s.start : upto]) or (joined and wished[n + 1])
+        )
     carried: str | None = None  # the role of the clause before, for a list that follows it
     carried_in: int | None = None  # the sentence a carried role is bound to (None: any)
     for n, span in enumerate(spans):
@@ -134,12 +143,16 @@ def read_items(
         base = {"quote": quote, "at": at, "confirmed": False}
         # "월요일에 회사로 찾아가서 사진 뿌린다고 했어요": a clause without a past tense of its
         # own is told in the mood of its sentence's end (a plan, a threat).
-        planned = plans[n] or (
-            not _past(clause)
-            and any(
-                p
-                for s, p in zip(spans[n + 1 :], plans[n + 1 :], strict=True)
-                if s.sentence == span.sentence
+        planned = (
+            plans[n]
+            or wished[n]
+            or (
+                not _past(clause)
+                and any(
+                    p
+                    for s, p in zip(spans[n + 1 :], plans[n + 1 :], strict=True)
+                    if s.sentence == span.sentence
+                )
             )
         )
         no = negated is not None and bool(negated.search(lowered))
@@ -152,6 +165,7 @@ def read_items(
             items.append(item | ({"yearless": True} if m.yearless else {}))
         own = _nearest(lex.money_roles, lowered, None)
         numbers = [(n.start(), n.end()) for n in _NUMBER.finditer(lowered)]
+        amounts = [(a.start, a.end) for a in find_amounts(lowered)]
         for m in find_amounts(lowered):
             if m.value <= 0:
                 continue
@@ -164,6 +178,7 @@ def read_items(
                 or (carried if _bare_list(lowered, now=now) else None)
                 or UNCLEAR
             )
+            what = _amount_label(lowered, m.start, amounts, dates) if role == UNCLEAR else None
             items.append(
                 {
                     "section": "money",
@@ -171,6 +186,7 @@ def read_items(
                     "role": role,
                     "party": named[0][0] if named else None,
                     "planned": planned,
+                    **({"what": what} if what else {}),
                     **base,
                 }
             )
@@ -188,9 +204,14 @@ def read_items(
             continue
         # a step taken: its clause says something was done, and it is no wish ("지급명령 신청
         # 원함") nor a plan
-        done = _says(lex.step_acts, lowered) and not _wishes(kn, clause)
+        done = _says(lex.step_acts, lowered) and not wished[n]
+        told = [
+            (t.start(), t.end(), bool(re.search(r"[가-힣]", t.group(0))))
+            for t in _patterns(lex.told_to)[""].finditer(lowered)
+        ]
         for body, pattern in _patterns(lex.steps).items():
-            if pattern.search(lowered) and not planned and done:
+            said = pattern.search(lowered)
+            if said and not planned and done and not _told_to(said, told):
                 date = next((m.value for m in dates), None)
                 items.append({"section": "steps", "body": body, "date": date, **base})
         if evidence is not None and tells_holding(kn, clause) and not planned:
@@ -200,7 +221,64 @@ def read_items(
     return items
 
 
+def _told_to(body: re.Match[str], told: list[tuple[int, int, bool]]) -> bool:
+    """Whether a step's body is what someone told the person to go to ("경찰에 신고하라고",
+    "told me to report it to the police"), not where they went: the words of telling stand
+    right after it (Korean) or right before it (English)."""
+    return any(
+        0 <= a - body.end() <= _TOLD_NEAR if korean else 0 <= body.start() - b <= 2 * _TOLD_NEAR
+        for a, b, korean in told
+    )
+
+
+_TOLD_NEAR = 12  # characters between a body and the words telling the person to go to it
 _NUMBER = re.compile(r"\d[\d,.]*")
+# What an amount of no role word is, in the person's words: the nouns right before it
+# ("레이저 1회 25만원", "연체료 하루5만원", "physiotherapy was 320,000", "and counselling 60,000").
+_LABEL_TAGS = ("NNG", "NNP", "NNB", "SN", "SL", "XSN", "NR")
+_LABEL_SKIP = ("J", "VCP", "E")  # a particle or the copula between the noun and its amount
+_EN_LINK = re.compile(r"(?:\b(?:was|were|is|are|of|for|cost|costs|came to|about|around)\s+)*$")
+_EN_LABEL = re.compile(
+    r"(?:^|(?:,|\band|\bplus|\bthen)\s+)((?:[a-z][a-z\-']*\s+){0,2}?[a-z][a-z\-']*)\s+$"
+)
+_EN_NOT_LABEL = frozenset(
+    "i he she they we you it my his her their our me him them that this there which who "
+    "then also just only another total".split()
+)
+LABEL_CHARS = 30
+
+
+def _amount_label(
+    clause: str, at: int, amounts: list[tuple[int, int]], dates: list[Any]
+) -> str | None:
+    """The person's own words for what an amount of no role word is: the noun phrase right
+    before it in its clause, after any other amount or date (None when there is none)."""
+    start = max([b for a, b in amounts if b <= at] + [d.end for d in dates if d.end <= at] + [0])
+    before = clause[start:at]
+    if re.search(r"[가-힣]", before):
+        tokens = get_kiwi().tokenize(before)
+        while tokens and tokens[-1].tag.startswith(_LABEL_SKIP):
+            tokens.pop()
+        kept: list[Any] = []
+        for token in reversed(tokens):
+            if not token.tag.startswith(_LABEL_TAGS):
+                break
+            kept.insert(0, token)
+        if not kept or all(t.tag in ("SN", "NNB", "NR") for t in kept):
+            return None
+        label = before[kept[0].start : kept[-1].start + kept[-1].len].strip()
+    else:
+        linked = _EN_LINK.search(before)
+        head = before[: linked.start()] if linked else before
+        m = _EN_LABEL.search(head + " ")
+        if m is None:
+            return None
+        label = m.group(1).strip()
+        if any(w in _EN_NOT_LABEL for w in label.split()):
+            return None
+    return label[:LABEL_CHARS] or None
+
+
 # What a clause of a list holds besides its dates and amounts: particles, a connective.
 _LIST_TAGS = ("J", "E", "MAJ", "SN", "SP", "SS", "SF", "SO", "SW", "NR", "NNB", "XSN")
 

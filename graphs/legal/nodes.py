@@ -34,6 +34,7 @@ from graphs.legal.changes import (
     bare_number_corrections,
     beside_paired,
     change,
+    field_cues,
     kept_as_said,
     name_corrections,
     numbers_taken_back,
@@ -45,7 +46,7 @@ from graphs.legal.details import people, split_counterparty
 from graphs.legal.fields import next_field, percent, progress
 from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
-from graphs.legal.years import years_asked
+from graphs.legal.years import story_years, years_asked
 from knowledge.loader import Knowledge
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
@@ -192,6 +193,7 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         at=at,
         text=description,
     )
+    told = story_years(told, state.get("memo", []), now=ctx.now)
     found = legal_memo.checked_keys(kn, sub_type, found, told, cued=reading.cued)
     found = split_party(kn, found, description, facts)
     facts.update(found)
@@ -411,6 +413,7 @@ class _Answer:
     text: str = ""
     quote: str = ""
     approx: set[str] = dataclasses.field(default_factory=set)
+    summed: bool = False  # the asked amount adds up parts the person listed: confirmed first
 
     @classmethod
     def of(cls, state: LegalState, ctx: Context) -> _Answer:
@@ -574,6 +577,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         at=work.at,
         text=text,
     )
+    told = story_years(told, memo_now, now=ctx.now)  # "24년 5월10일 … 6월3일": 2024's
     memo_fixes, told = memo_corrections(kn, state.get("memo", []), ex, told, text)
     other = legal_memo.checked_keys(kn, sub_type, other, told, cued=ex.cued)
     other = split_party(kn, other, text, facts)
@@ -599,7 +603,12 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     proposed_now += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed_now}]
     proposed_now += suggestions(kn, ex, facts, asked=key, named=named)
     proposed_now = kept_as_said(proposed_now, text, now=ctx.now)  # "80만원 맞아요": no change
-    proposed_now = beside_paired(proposed_now, paired)
+    proposed_now = beside_paired(
+        proposed_now,
+        paired,
+        memo=update.get("memo", state.get("memo", [])),
+        cues=field_cues(kn, sub_type, facts),
+    )
     if proposed_now:
         update["proposed"] = [c | {"quote": text[:160]} for c in proposed_now]
     fresh = list(read.new)
@@ -630,6 +639,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     work.outbox += _empathy(kn, lang, state.get("emotions", []), emotions, None)
     update.update(emotions=emotions, details=details, story=story)
     work.value, work.reason, work.said_unknown = ex.answer, ex.invalid, ex.unknown
+    work.summed = ex.answer_summed
     choice = date_choice(ex, facts, text)
     if choice is not None:  # words that fit two days: the person chooses before it is kept
         update["pending"] = choice | {"at": work.at}
@@ -737,9 +747,11 @@ def _apply(
     if value is not None or work.said_unknown:
         update["picked"] = []
     aside = work.aside
-    if value is not None and answer.get("kind") == "text" and _unsure(kn, text):
-        # "한 천만원?", "아마 작년 3월이었나": read, but confirmed with a button before it is kept.
+    if value is not None and answer.get("kind") == "text" and (_unsure(kn, text) or work.summed):
+        # "한 천만원?", "아마 작년 3월이었나", or parts added up ("3월에 1000만원, 5월에
+        # 500만원"): read, but confirmed with a button before it is kept.
         update["pending"] = {"field": key, "value": value, "quote": text[:160]}
+        update["pending"] |= {"summed": True} if work.summed else {}
         value, aside = None, True
     if value is not None:
         merge_facts(facts, {key: value}, work.corrections)

@@ -151,7 +151,7 @@ def confirm_question(
     key = pending["field"]
     spec = kn.k2.field(sub_type, key)
     text = kn.message(
-        "confirm_value",
+        "confirm_sum" if pending.get("summed") else "confirm_value",
         lang,
         field=spec.label.get(lang),
         value=format_value(kn, spec, pending["value"], lang),

@@ -297,7 +297,9 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
             head = item["date"] + (f" ({planned})" if item.get("planned") else "")
             head += f" ({assumed})" if item.get("id") in ours else ""
         elif section == "money":
-            role = words["money"].get(item["role"], "?")
+            role = words["money"].get(item["role"]) or (
+                f"'{item['what']}'" if item.get("what") else "?"  # the person's words for it
+            )
             head = f"{money(item['amount'])} — {role}"
             head += f" · {item['party']}" if item.get("party") else ""
             head += f" ({planned})" if item.get("planned") else ""

@@ -107,3 +107,64 @@ def _other_years(value: Any, said: str, years: set[int], *, now: datetime) -> tu
 
 def _leap(year: int) -> bool:
     return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+STORY_SPAN = timedelta(days=183)  # how long after a dated event its story's next days may fall
+
+
+def story_years(
+    items: list[dict[str, Any]], record: list[dict[str, Any]], *, now: datetime
+) -> list[dict[str, Any]]:
+    """A message's chronology items told without their year, in the year of the story they
+    follow: "24년 5월10일에 … 통지 받았고 배당요구종기가 7월22일이라 6월3일에 배당요구 신청했어요"
+    is 2024's July and June, not this year's (legal_set10: every pair play had to correct such
+    years). The event a day follows is the latest one told with its year and day, earlier in
+    the message or else in the record; the day is that year's when it falls within half a year
+    after that event (and is past). The item stays marked yearless (our guess, shown so)."""
+    anchor = _anchor(record)
+    out = []
+    for item in items:
+        if item.get("section") == "steps" and item.get("date"):
+            # a step's day told without its year ("노동청 간건 9월10일"): the same story's
+            said = find_dates(" ".join(item.get("quote", "").lower().split()), now=now)
+            bare = any(m.value == item["date"] and m.yearless for m in said)
+            moved = _in_story(item["date"], anchor, now=now) if bare else None
+            out.append(item | {"date": moved} if moved else item)
+            continue
+        if item.get("section") != "chronology":
+            out.append(item)
+            continue
+        if not item.get("yearless"):
+            if len(str(item.get("date", ""))) >= 7 and not item.get("planned"):
+                anchor = item["date"]
+            out.append(item)
+            continue
+        moved = _in_story(item["date"], anchor, now=now) if not item.get("planned") else None
+        out.append(item | {"date": moved} if moved else item)
+    return out
+
+
+def _anchor(record: list[dict[str, Any]]) -> str | None:
+    """The latest told event of the record written with its year and at least its month."""
+    dated = [
+        i["date"]
+        for i in record
+        if i.get("section") == "chronology"
+        and not i.get("yearless")
+        and not i.get("planned")
+        and len(str(i.get("date", ""))) >= 7
+    ]
+    return dated[-1] if dated else None
+
+
+def _in_story(value: Any, anchor: str | None, *, now: datetime) -> str | None:
+    if anchor is None or not isinstance(value, str) or len(value) < 7:
+        return None
+    moved = f"{anchor[:4]}{value[4:]}"
+    if moved == value or (moved.endswith("02-29") and not _leap(int(anchor[:4]))):
+        return None
+    start = date.fromisoformat(anchor if len(anchor) == 10 else f"{anchor}-01")
+    day = date.fromisoformat(moved if len(moved) == 10 else f"{moved}-01")
+    if not (start <= day <= start + STORY_SPAN) or is_future(moved, now=now):
+        return None
+    return moved

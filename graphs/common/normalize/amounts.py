@@ -91,6 +91,7 @@ def find_amounts(text: str, *, asked: bool = False) -> list[Match]:
     """Every amount of money in `text`, in order. `asked`: the text answers a question about an
     amount, which says that the amount it gives is money (see the module's rule)."""
     found: list[Match] = []
+    mults: list[str] = []
     for m in _AMOUNT.finditer(text):
         if not _counts(text, m, asked=asked):
             continue
@@ -99,8 +100,34 @@ def find_amounts(text: str, *, asked: bool = False) -> list[Match]:
             continue
         if m["sign"]:
             value = -value
-        found.append(Match(to_int(value), m.start(), m.end()))
+        mult = (m["mult"] or "").lower()
+        if found and _continues(text, found[-1], mults[-1], m, mult, value):
+            # "2 million 300 thousand won" is one amount (legal_set10 Y1 kept two)
+            last = found.pop()
+            mults.pop()
+            value = Decimal(last.value) + value
+            m_start = last.start
+        else:
+            m_start = m.start()
+        found.append(Match(to_int(value), m_start, m.end()))
+        mults.append(mult)
     return found
+
+
+_BIGGER = {"billion": 10**9, "bn": 10**9, "million": 10**6, "mil": 10**6, "mn": 10**6}
+
+
+def _continues(
+    text: str, last: Match, last_mult: str, m: re.Match[str], mult: str, value: Decimal
+) -> bool:
+    """Whether an English amount goes on after a bigger one ("2 million 300 thousand")."""
+    unit = _BIGGER.get(last_mult)
+    return (
+        unit is not None
+        and bool(mult)
+        and 0 < value < unit
+        and re.fullmatch(r"\s*(?:and\s+)?", text[last.end : m.start()]) is not None
+    )
 
 
 def _counts(text: str, m: re.Match[str], *, asked: bool) -> bool:

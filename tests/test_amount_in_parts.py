@@ -1,0 +1,79 @@
+"""An amount told in parts (legal_set10 Z1): "세번에 나눠서 보냈어요. 2023년 3월 10일에
+1000만원, 5월 20일에 500만원, 8월 2일에 1500만원이요" to "얼마를 빌려주셨나요?" kept only the
+last part (15,000,000) as the amount lent. The parts' sum is offered to confirm; each part stays in
+the memo."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.engine import Engine
+from graphs.legal.extract import FactExtractor
+from knowledge.loader import Knowledge
+from tests.support import NOW
+from tests.test_hardening import choice, graph_values, joined, offered, text
+
+PARTS = (
+    "세번에 나눠서 보냈어요. 2023년 3월 10일에 1000만원, 5월 20일에 500만원, 8월 2일에 1500만원이요"
+)
+
+
+async def asked_amount(engine: Engine) -> None:
+    first = await engine.handle(text("친구 김민수한테 돈을 빌려줬는데 안 갚아요"))
+    assert first.field == "amount"
+
+
+async def test_parts_are_summed_and_kept_once_confirmed(engine: Engine) -> None:
+    await asked_amount(engine)
+    shown = await engine.handle(text(PARTS, minutes=1))
+    assert "30,000,000" in joined(shown)
+    assert "a:amount:confirm" in offered(shown)
+    values = await graph_values(engine)
+    assert "amount" not in values["facts"]  # nothing kept before the yes
+    parts = sorted(i["amount"] for i in values["memo"] if i["section"] == "money")
+    assert parts == [5_000_000, 10_000_000, 15_000_000]
+    await engine.handle(choice("a:amount:confirm"))
+    assert (await graph_values(engine))["facts"]["amount"] == 30_000_000
+
+
+async def test_a_no_to_the_sum_keeps_no_amount(engine: Engine) -> None:
+    await asked_amount(engine)
+    await engine.handle(text(PARTS, minutes=1))
+    await engine.handle(choice("a:amount:deny"))
+    assert "amount" not in (await graph_values(engine))["facts"]
+
+
+async def test_a_total_named_is_the_answer_not_a_sum(engine: Engine) -> None:
+    await asked_amount(engine)
+    await engine.handle(
+        text("합쳐서 3000만원이요. 1000만원이랑 2000만원 두 번 보냈어요", minutes=1)
+    )
+    assert (await graph_values(engine))["facts"]["amount"] == 30_000_000
+
+
+@pytest.fixture
+def extractor(knowledge: Knowledge) -> FactExtractor:
+    return FactExtractor(knowledge)
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text", "summed"),
+    [
+        # items of one loss, named by what each paid for (legal_set10 Z2 kept the last alone)
+        (
+            "NEIGHBOR_DISPUTE",
+            "천장 석고보드하고 페인트 180만원 견적 나왔고, 도배는 95만원 이요. "
+            "그리고 누수탐지 부른거 15만원 내가 냇어요",
+            2_900_000,
+        ),
+        ("FRAUD", "I sent 2 million on May 3 and 1.5 million on May 10", 3_500_000),
+        # no sum: the answer opens with its amount, names its total, or tells kinds apart
+        ("LOAN", "300만원이요 갚은건 440 넘게", None),
+        ("LOAN", "합쳐서 3000만원이요 1000만원 2000만원", None),
+        ("WAGE_ARREARS", "월급 250만원인데 3달치 750만원 못받았어요", None),
+        ("LOAN", "두 번 빌려줬는데 500만원은 갚았고 1000만원 남았어요", None),
+    ],
+)
+def test_which_answers_add_up_parts(extractor, sub_type, text, summed) -> None:
+    reading = extractor.read(text, sub_type=sub_type, asked="amount", now=NOW)
+    assert (reading.answer if reading.answer_summed else None) == summed
