@@ -83,6 +83,7 @@ ON_ITS_MESSAGE = {
     "legal_set7",
     "legal_set8",
     "legal_set9",
+    "legal_set10",
 }
 
 
