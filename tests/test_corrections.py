@@ -283,3 +283,36 @@ async def test_a_no_to_the_changes_shown_with_the_right_value_shows_that_change(
     kept = await engine.handle(text("아니요 그대로 두세요", minutes=7))
     assert "→" not in joined(kept)
     assert (await graph_values(engine))["facts"]["amount"] == 500_000
+
+
+async def test_the_wish_asked_keeps_the_sentences_that_say_one(engine: Engine) -> None:
+    """legal_set10 Z1, X1, X2: the answer to "how would you like this resolved?" kept the whole
+    message, repayments and family trouble included; the wish is the sentence that says one,
+    and the rest is read as the story (a repayment item in the memo)."""
+    await engine.handle(text("친구 김민수한테 500만원 빌려줬는데 안 갚아요"))
+    await engine.handle(text("작년 3월이요", minutes=1))
+    await engine.handle(text("모름", minutes=2))
+    asked = await engine.handle(choice("a:evidence:no"))
+    assert asked.field == "desired_outcome"
+    await engine.handle(
+        text(
+            "남은돈 400만원 돌려받고 싶어요. 올해 1월 15일에 100만원 갚았거든요. 근데 "
+            "시어머니가 가족끼리 돈얘기 하지 말라고 난리세요",
+            minutes=3,
+        )
+    )
+    values = await graph_values(engine)
+    assert values["facts"]["desired_outcome"] == "남은돈 400만원 돌려받고 싶어요."
+    repaid = [i for i in values["memo"] if i["section"] == "money" and i["role"] == "repaid"]
+    assert [i["amount"] for i in repaid] == [1_000_000]
+
+
+async def test_what_a_message_after_the_summary_adds_to_the_memo_is_named(engine: Engine) -> None:
+    """legal_set10: a repayment told after the summary got "the recorded details are
+    unchanged", read as if nothing was kept; the items it added are named."""
+    await finished(engine)
+    reply = await engine.handle(text("그리고 10월 2일에 50만원 더 갚았어요", minutes=2))
+    said = joined(reply)
+    assert "갚은 돈 500,000원" in said
+    values = await graph_values(engine)
+    assert any(i.get("amount") == 500_000 for i in values["memo"])

@@ -76,6 +76,7 @@ async def amend(
     context = read_context(kn, values, None, lang, finished=True)
     ex = await ctx.brain.read(text, sub_type=sub_type, asked=None, now=ctx.now, context=context)
     facts = dict(values.get("facts", {}))
+    memo_before = values.get("memo", [])
     found = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != "action_description"}
     items = legal_memo.merged(
         legal_memo.message_items(kn, text, at=at, now=ctx.now, reading=ex),
@@ -151,6 +152,11 @@ async def amend(
     )
     if not another:  # another matter's amounts and dates are not this case's
         updates.update(told)
+        ids = {i["id"] for i in memo_before}
+        fresh = [i for i in told.get("memo", []) if i["id"] not in ids]
+        briefs = [b for b in (legal_memo.item_brief(kn, i, lang) for i in fresh) if b]
+        if briefs and not ex.correction:  # named, so the person sees it was kept
+            messages = [prompts.say(kn, lang, "addendum_items", items=", ".join(briefs[:6]))]
     wished = None if another else wants.with_wishes(kn, facts, text)
     if wished is not None:  # "처벌도 원해요": beside what was wanted before, changing nothing
         updates["facts"] = {**facts, wants.FIELD: wished}

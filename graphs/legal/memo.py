@@ -685,6 +685,25 @@ def item_label(kn: Knowledge, memo: list[dict[str, Any]], field: str, lang: str)
     return f"{title} «{item['quote'][:40]}»" if item else title
 
 
+def item_brief(kn: Knowledge, item: dict[str, Any], lang: str) -> str:
+    """An item in a few words for the person ("갚은 돈 8,000,000원", "2024-06-30")."""
+    lex = kn.memo
+    section = item["section"]
+    if section == "money":
+        role = lex.money_roles.get(item["role"])
+        what = role.label.get(lang) if role else item.get("what")
+        return f"{what} {shown(item['amount'], lang)}" if what else shown(item["amount"], lang)
+    if section == "steps":
+        step = lex.steps.get(item["body"])
+        label = step.label.get(lang) if step else item["body"]
+        return f"{label} {item['date']}" if item.get("date") else label
+    if section == "evidence":
+        spec = kn.k2.fields.get("evidence_type")
+        option = next((o for o in spec.options if o.value == item["kind"]), None) if spec else None
+        return option.label.get(lang) if option else str(item["kind"])
+    return str(item.get("date") or item.get("name") or "")
+
+
 def shown(value: Any, lang: str) -> str:
     """A memo value as the person reads it (an amount with its unit)."""
     if isinstance(value, int):

@@ -656,6 +656,13 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         work.value, work.reason, work.aside = None, None, True
     if ex.correction and other and asked_kind == "text":
         work.value, work.reason = None, None  # a correction of another fact, not this answer
+    if key == wants.FIELD and isinstance(work.value, str):
+        # "남은돈 2200만원 돌려받고 싶어요. 2024년 1월 15일에 500만원 … 갚았거든요. 근데
+        # 시어머니가 …" (legal_set10 Z1): the wish is the sentences that say one; the rest is
+        # read as the story it is (the memo, the account)
+        said = wants.wishes(kn, text)
+        if said and len(" / ".join(said)) < len(work.value):
+            work.value = " / ".join(said)
     if work.value is not None and key == "counterparty":
         work.value = split_party(kn, {key: work.value}, text, facts).get(key, work.value)
         if "counterparty_type" in facts and "counterparty_type" not in state.get("facts", {}):
