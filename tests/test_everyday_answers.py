@@ -422,3 +422,11 @@ def test_a_value_said_not_to_be_the_fields_is_not_placed_there(extractor) -> Non
         extractor, "LEASE_DEPOSIT", "450만원은 보증금이 아니라 수리비에요"
     )
     assert facts(extractor, "LEASE_DEPOSIT", "보증금은 2억3천이에요")["deposit"] == 230_000_000
+
+
+def test_an_option_that_starts_a_compound_is_not_negated_with_its_head(extractor) -> None:
+    """legal_set10 X1: "전세보증금 못받고있는데" was asked "전세인가요, 월세인가요?" next: what is
+    not received is the deposit; the lease is still jeonse."""
+    told = facts(extractor, "LEASE_DEPOSIT", "전세보증금 못받고있는데 집이 경매넘어갔어요")
+    assert told["lease_type"] == "jeonse"
+    assert "evidence_type" not in facts(extractor, "DAMAGES", "진단서는 못 받았어요")

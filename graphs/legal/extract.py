@@ -145,7 +145,22 @@ def _spans(lowered: str, word: str) -> list[tuple[int, int]]:
         while pos >= 0:
             found.append((pos, pos + len(word)))
             pos = lowered.find(word, pos + 1)
-    return [(start, end) for start, end in found if not _NEGATION_AFTER.match(lowered[end:])]
+    return [
+        (start, end)
+        for start, end in found
+        if _heads_compound(lowered, end) or not _NEGATION_AFTER.match(lowered[end:])
+    ]
+
+
+def _heads_compound(lowered: str, end: int) -> bool:
+    """Whether an option's Korean word is the first part of a compound noun ("전세보증금 못
+    받고": the deposit is not received, the lease is still jeonse; legal_set10 X1 was asked
+    again), so that what negates the compound's head does not negate the option."""
+    rest = re.match(r"[가-힣]{2,}", lowered[end:])
+    if rest is None or not _HANGUL.search(lowered[max(0, end - 1) : end]):
+        return False
+    tokens = get_kiwi().tokenize(rest.group(0))
+    return bool(tokens) and tokens[0].tag == "NNG" and len(tokens[0].form) >= 2
 
 
 _HANGUL = re.compile(r"[가-힣]")
