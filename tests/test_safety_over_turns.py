@@ -45,6 +45,17 @@ async def exported(engine: Engine) -> dict:
     return row
 
 
+async def finished_loan(engine: Engine) -> None:
+    """A legal intake (a loan to a friend) up to its summary."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(
+        said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
+    )
+    await engine.handle(said("올해 6월", hours=0.05))
+    done = await engine.handle(pressed("a:evidence:no", hours=0.1))
+    assert done.state == "COMPLETED"
+
+
 def codes(reply) -> list[str]:
     return [hit.code for hit in reply.alerts]
 
@@ -266,13 +277,7 @@ async def test_carrying_on_after_a_crisis_when_the_intake_was_finished_asks_noth
 ) -> None:
     """A fresh tester's card: the intake had ended, a suicide alert came, and 'carry on' led to
     the domain picker and a new intake that asked everything again."""
-    await engine.use_domain(CHAT, "legal")
-    await engine.handle(
-        said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
-    )
-    await engine.handle(said("올해 6월", hours=0.05))
-    done = await engine.handle(pressed("a:evidence:no", hours=0.1))
-    assert done.state == "COMPLETED"
+    await finished_loan(engine)
     crisis = await engine.handle(
         said("솔직히 요즘은 다 그만하고 죽고싶다는 생각도 들어요", hours=0.2)
     )
@@ -290,13 +295,7 @@ async def test_someone_still_at_the_door_after_the_summary_is_answered_again(
     """A held-out card: after the summary, the ex at the building's entrance, then "112 불러도
     되냐구요ㅠ 아직 문앞에있어요" became an addendum for the lawyer. The danger told again is
     answered again, before anything else, until the person says the police have come."""
-    await engine.use_domain(CHAT, "legal")
-    await engine.handle(
-        said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
-    )
-    await engine.handle(said("올해 6월", hours=0.05))
-    done = await engine.handle(pressed("a:evidence:no", hours=0.1))
-    assert done.state == "COMPLETED"
+    await finished_loan(engine)
     there = await engine.handle(
         said("전남친이 지금 건물입구에 또 서있어요 무서워요 매일밤 와요", hours=0.2)
     )
@@ -361,13 +360,7 @@ async def test_after_the_summary_a_message_that_raised_an_alert_is_kept_with_its
     engine: Engine, knowledge
 ) -> None:
     """legal_set3 tH2: the last message, after the summary, raised an alert and was lost."""
-    await engine.use_domain(CHAT, "legal")
-    await engine.handle(
-        said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
-    )
-    await engine.handle(said("올해 6월", hours=0.05))
-    done = await engine.handle(pressed("a:evidence:no", hours=0.1))
-    assert done.state == "COMPLETED"
+    await finished_loan(engine)
     late = await engine.handle(
         said("그 친구가 돈 달라고 하면 사진 뿌린다고 협박해요 112에 전화해도 돼요?", hours=0.2)
     )
@@ -384,13 +377,7 @@ async def test_a_danger_after_the_summary_is_never_sent_to_a_new_intake(engine: 
     apartment tonight … i'm really scared" got no alert, and in LLM mode "This sounds like a
     different matter … start a new intake". The danger is answered first and kept as this
     person's; no new-intake button follows it."""
-    await engine.use_domain(CHAT, "legal")
-    await engine.handle(
-        said("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요. 돌려받고 싶어요")
-    )
-    await engine.handle(said("올해 6월", hours=0.05))
-    done = await engine.handle(pressed("a:evidence:no", hours=0.1))
-    assert done.state == "COMPLETED"
+    await finished_loan(engine)
     late = await engine.handle(
         said(
             "one more thing, a man from the cafe knows where i live and he's coming to my "
