@@ -433,3 +433,18 @@ def test_days_told_without_a_year_follow_the_story_they_are_told_in(knowledge, b
     assert story_years(alone, [], now=NOW) == alone
     far = story_years(items(knowledge, brain, "4월 2일에 보냈어요"), record, now=NOW)
     assert [i["date"] for i in section(far, "chronology")] == ["2026-04-02"]
+
+
+def test_an_item_without_a_calendar_date_breaks_no_reading_of_years(knowledge, brain) -> None:
+    """legal_set11 A2 (LLM mode): a model's chronology item held "ongoing"; every later turn of
+    that chat crashed reading the record's years, and her danger messages got only an error."""
+    from graphs.legal.years import assumed_years, told_years
+
+    record = [
+        {"id": "m1", "section": "chronology", "date": "ongoing", "quote": "since april"},
+        {"id": "m2", "section": "chronology", "date": "2024-05-10", "quote": "24년 5월10일"},
+    ]
+    assert told_years(record, "6월3일에 신청했어요", now=NOW) == {2024}
+    assert assumed_years(record) == set()
+    later = story_years(items(knowledge, brain, "6월3일에 신청했어요"), record, now=NOW)
+    assert [i["date"] for i in section(later, "chronology")] == ["2024-06-03"]

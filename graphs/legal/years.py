@@ -10,6 +10,7 @@ months is this year's beyond doubt and is not asked about.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import replace
 from datetime import date, datetime, timedelta
@@ -37,26 +38,29 @@ def years_asked(
 def assumed_years(memo: list[dict[str, Any]]) -> set[str]:
     """The ids of chronology items whose year is ours: told without one, and later than the
     earliest year the person wrote (that earlier year may be theirs)."""
-    written = [
-        int(i["date"][:4]) for i in memo if i["section"] == "chronology" and not i.get("yearless")
-    ]
+    written = [int(i["date"][:4]) for i in memo if _dated(i) and not i.get("yearless")]
     if not written:
         return set()
     return {
         i["id"]
         for i in memo
-        if i["section"] == "chronology" and i.get("yearless") and int(i["date"][:4]) > min(written)
+        if _dated(i) and i.get("yearless") and int(i["date"][:4]) > min(written)
     }
+
+
+def _dated(item: dict[str, Any]) -> bool:
+    """Whether a chronology item holds a calendar date (a model's item may hold "ongoing": a
+    live-in worker's LLM chat crashed on it every turn after, legal_set11 A2)."""
+    return item.get("section") == "chronology" and bool(_ISO.match(str(item.get("date", ""))))
+
+
+_ISO = re.compile(r"\d{4}(?:-\d{2}){0,2}$")
 
 
 def told_years(memo: list[dict[str, Any]], text: str, *, now: datetime) -> set[int]:
     """The years the person wrote (or said as 작년, last year) in the record's chronology and in
     this message."""
-    years = {
-        int(item["date"][:4])
-        for item in memo
-        if item.get("section") == "chronology" and not item.get("yearless")
-    }
+    years = {int(item["date"][:4]) for item in memo if _dated(item) and not item.get("yearless")}
     years |= {int(str(m.value)[:4]) for m in find_dates(text, now=now) if not m.yearless}
     return years
 
@@ -135,7 +139,7 @@ def story_years(
             out.append(item)
             continue
         if not item.get("yearless"):
-            if len(str(item.get("date", ""))) >= 7 and not item.get("planned"):
+            if _dated(item) and len(item["date"]) >= 7 and not item.get("planned"):
                 anchor = item["date"]
             out.append(item)
             continue
@@ -149,7 +153,7 @@ def _anchor(record: list[dict[str, Any]]) -> str | None:
     dated = [
         i["date"]
         for i in record
-        if i.get("section") == "chronology"
+        if _dated(i)
         and not i.get("yearless")
         and not i.get("planned")
         and len(str(i.get("date", ""))) >= 7
@@ -158,7 +162,7 @@ def _anchor(record: list[dict[str, Any]]) -> str | None:
 
 
 def _in_story(value: Any, anchor: str | None, *, now: datetime) -> str | None:
-    if anchor is None or not isinstance(value, str) or len(value) < 7:
+    if anchor is None or not isinstance(value, str) or not _ISO.match(value) or len(value) < 7:
         return None
     moved = f"{anchor[:4]}{value[4:]}"
     if moved == value or (moved.endswith("02-29") and not _leap(int(anchor[:4]))):
