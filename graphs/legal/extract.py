@@ -632,7 +632,8 @@ class FactExtractor:
                 # several ages, or "2명이요" (a count of people) to "how old is …?"
                 return None, "int"
         # An age is no count of anything else ("Jian, he's 6" is no six children).
-        stripped = _AGE_SAID.sub(" ", stripped).strip()
+        if spec.unit not in _AGE_UNITS:  # an age field takes "she's 6" as its answer
+            stripped = _AGE_SAID.sub(" ", stripped).strip()
         # The count opens the answer; what follows tells of each one ("두 명이에요. 첫째 아들이
         # 10살, 둘째 딸이 7살이에요" is two, not the five people its words name).
         head = next(iter(sentences(stripped)), stripped)
