@@ -84,6 +84,7 @@ ON_ITS_MESSAGE = {
     "legal_set8",
     "legal_set9",
     "legal_set10",
+    "legal_set11",
 }
 
 

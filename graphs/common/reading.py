@@ -215,6 +215,16 @@ class Reading:
 
 # A sentence that asks by its ending and mark ("남은 돈은 안 갚아도 되는거 맞죠?", "can I sue?").
 ASKS = re.compile(r"(?:[요죠까니나냐지야어]|[a-z])\s*[?？]+\s*$", re.I)
+# An English question told by its word order, without a mark ("please hes coming in an hour.
+# what do i do": legal_set11 C5): a question word before a verb that asks, or that verb before
+# its subject.
+ASKS_BY_ORDER = re.compile(
+    r"^(?:(?:please|so|and|but|ok|okay|then|now)\b[,\s]*)*"
+    r"(?:(?:what|how|when|where|who|why|which)\s+(?:do|does|did|should|can|could|will|would|is|"
+    r"are|am|was|were|must|may|happens?)\b|(?:should|can|could|do|does|did|will|would|may|must|"
+    r"am|is|are)\s+(?:i|we|you|he|she|they|it)\b)",
+    re.I,
+)
 _FIRST_PERSON = re.compile(
     r"(?:^|\s)(?:제가|저는|저도|저희|제|저|내가|나는|난)(?=\s|$)|\b(?:i|my|me)\b"
 )

@@ -20,6 +20,7 @@ from graphs.common.intents import read_intent
 from graphs.common.reading import (
     ASKED,
     ASKS,
+    ASKS_BY_ORDER,
     CUED,
     DEFAULT,
     Act,
@@ -371,7 +372,9 @@ class FactExtractor:
             # of some length that is nothing else ("남은 돈은 안 갚아도 되는거 맞죠?").
             intent = read_intent(sentence, self.knowledge).kind
             asks = intent == "question" or (
-                intent == "none" and bool(ASKS.search(sentence)) and len(sentence.split()) >= 3
+                intent == "none"
+                and bool(ASKS.search(sentence) or ASKS_BY_ORDER.match(sentence))
+                and len(sentence.split()) >= 3
             )
             acts = clause_acts(sentence, self._acts, asks=asks)
             if asks and _ASKS_IF.match(sentence):  # "If I sue for 5 million, would I win?"
