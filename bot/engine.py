@@ -258,7 +258,13 @@ class Engine:
                 reply.lang = h.lang = followed  # answered as they write, and remembered
             # what the model's calls of this turn cost, and by when they must all have ended
             with metered(self.settings.intake_llm_budget) as h.meter:
-                await self._dispatch(h)
+                try:
+                    await self._dispatch(h)
+                except Exception:
+                    if not h.reply.alerts:
+                        raise
+                    h = await self._alert_stands(h)
+                    reply = h.reply
             await self._commit(h, self._offered(h))
             log.info(
                 "chat=%s kind=%s state=%s field=%s progress=%s messages=%d",
@@ -290,6 +296,7 @@ class Engine:
             reply.add(again)  # "can I wait?" after a red flag: the level, first
             reply.level_again = True
         if reply.alerts or reply.level_again:
+            h.ahead = len(reply.messages)
             await self._send_first(h)
         if recent.crisis is not None and inbound.kind in ("text", "file"):
             self._stay_with(reply, view)  # no intake question until the person chooses
@@ -323,6 +330,36 @@ class Engine:
             desk.hold_case(recent, h.sub_type)
         if reply.alerts:
             await self._raise_alerts(inbound, reply)
+
+    async def _alert_stands(self, failed: Handling) -> Handling:
+        """A turn that broke after its safety rules fired: the safety reply still goes out, the
+        alert is still recorded and staff told, and nothing else of the turn is written (the
+        person is told the rest failed, as any broken turn)."""
+        inbound, reply = failed.inbound, failed.reply
+        log.exception(
+            "chat=%s turn failed after its safety reply: the alert stands, the rest is dropped",
+            self.chat_tag(inbound.chat_id),
+        )
+        kept = Reply(
+            messages=reply.messages[: failed.ahead],
+            lang=reply.lang,
+            alerts=list(reply.alerts),
+            help_coming=reply.help_coming,
+            keeps_question=True,  # the intake did not move: its question's buttons still count
+        )
+        kept.sent = min(reply.sent, failed.ahead)
+        kept.add(self.knowledge.message("error", kept.lang))
+        h = Handling(
+            inbound=inbound,
+            reply=kept,
+            view=failed.view,
+            lang=failed.lang,
+            safety=failed.safety,
+            first=failed.first,
+            meter=failed.meter,
+        )
+        await self._raise_alerts(inbound, kept)
+        return h
 
     async def _send_first(self, h: Handling) -> None:
         """Deliver the safety reply now, where the channel can, so it never waits for the turn

@@ -120,6 +120,7 @@ class Handling:
     forgotten: bool = False  # the chat was erased (/forget): nothing of it is written back
     safety: Recent | None = None  # the safety check's memory, written back when it changed
     sub_type: str | None = None  # the legal intake's sub-type as the turn left it
+    ahead: int = 0  # the reply's first messages that go out whatever the turn does (safety)
     # Delivers messages at once, ahead of the turn (a channel that can: Telegram), or None
     first: Callable[[Reply], Awaitable[bool]] | None = None
     meter: Meter = field(default_factory=Meter)  # the tokens of the model's calls (LLM mode)

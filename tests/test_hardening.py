@@ -17,7 +17,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from bot.engine import Engine, Inbound
 from db import repo
-from db.engine import create_records_engine, records_path
+from db.engine import checkpoints_path, create_records_engine, records_path
 from db.models import ChatSession, ChatTurn, InboxUpdate
 from tests.support import NOW
 
@@ -424,6 +424,50 @@ async def test_a_medical_turn_whose_write_fails_midway_stores_none_of_it(
     status = await engine.handle(command("status"))
     counted = len(after["questions"])
     assert joined(status) == knowledge.message("med_status", "ko", count=3, questions=counted)
+
+
+async def test_a_turn_that_breaks_after_its_safety_rules_fired_still_answers_and_alerts(
+    engine: Engine, settings, knowledge
+) -> None:
+    """The intake's checkpoint write fails in the turn of a danger message (a real failure of
+    the checkpoint file): the safety reply still goes out, first and ahead of the turn, the
+    alert is recorded and staff are told; the person is told the rest failed, and the intake
+    goes on from where it was once the file is writable again (legal_set11 A2: a turn that
+    broke every time answered her danger messages with an error alone)."""
+    await engine.handle(text(LOAN, input_id="1"))
+    asked = await engine.handle(text("올해 6월", input_id="2", minutes=1))
+    facts = await facts_of(engine)
+    with sqlite3.connect(checkpoints_path(settings.intake_data_dir)) as db:  # a real failure
+        db.execute(
+            "create trigger refuse before insert on checkpoints"
+            " begin select raise(abort, 'disk I/O error'); end"
+        )
+    ahead: list[str] = []
+
+    async def first(reply) -> bool:
+        ahead.extend(m["text"] for m in reply.messages)
+        return True
+
+    danger = text("지금 남편이 칼을 들고 문 앞에 있어요 무서워요", input_id="3", minutes=2)
+    reply = await engine.handle(danger, first=first)
+
+    assert [hit.code for hit in reply.alerts][:1] == ["WEAPON_THREAT"]
+    assert ahead and "112" in ahead[0]  # sent the moment the rules fired
+    assert reply.sent == len(ahead) and reply.messages[: reply.sent] == [
+        {"text": t, "choices": []} for t in ahead
+    ]
+    assert reply.messages[-1]["text"] == knowledge.message("error", "ko")
+    assert reply.notices and all("WEAPON_THREAT" in n.text for n in reply.notices)
+    with sqlite3.connect(records_path(settings.intake_data_dir)) as db:
+        alerts = db.execute("select code, input_id from safetyalert").fetchall()
+    assert ("WEAPON_THREAT", "3") in alerts
+    assert await facts_of(engine) == facts  # nothing of the broken turn was written
+    with sqlite3.connect(checkpoints_path(settings.intake_data_dir)) as db:
+        db.execute("drop trigger refuse")
+
+    again = await engine.handle(text("친구 김철수요", input_id="4", minutes=3))
+    assert again.state == asked.state == "FACT_COLLECTION"
+    assert knowledge.message("error", "ko") not in joined(again)
 
 
 # --- deletion reaches the disk ---------------------------------------------------------------
