@@ -1,7 +1,9 @@
 """The safety pre-check: every message, in every state, before any graph.
 
 A rule that fires puts its reply first in the turn, is recorded (code, time, message id) and
-is sent to staff (ADMIN_IDS) as a notice the channel delivers; the intake then goes on.
+is sent to staff (ADMIN_IDS) as a notice the channel delivers; the intake then goes on. In LLM
+mode a model's reading that finds danger the rules did not raises the same reply (`READ_DANGER`),
+after the model answered: the rules' reply never waits for it.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ FIRST_AID_HOLDS = timedelta(hours=2)
 # raised so far stand down, and are not fired again by the danger told again.
 HELP_TERMS = frozenset({"in_care", "police_came"})
 HELP_UNLESS = frozenset({"past", "hypothetical", "denied"})  # help told of another time
+# The code of an alert raised because a model read danger in a message the rules let through.
+READ_DANGER = "DANGER_READ"
 
 
 def _tells_earlier_day(text: str, at: datetime) -> bool:
@@ -147,6 +151,14 @@ class SafetyDesk:
         recent.note(trace, hits, self.checker.carry, at)
         if not hits and helped:
             recent.settle(at)  # "응급실 도착했어요", "not an emergency": the alerts stand down
+        return hits
+
+    def read_danger(self, recent: Recent, at: datetime) -> list[SafetyHit]:
+        """The alert for a message a model read as danger now where the rules read none (LLM
+        mode): the danger category's reply and numbers, raised and noted like a rule's."""
+        rule = next(r for r in self.checker.rules.rules if r.category == "danger")
+        hits = [SafetyHit(READ_DANGER, rule.category, tuple(rule.hotlines))]
+        recent.note(Trace(()), hits, self.checker.carry, at)
         return hits
 
     def _helped(self, text: str, trace: Trace, at: datetime) -> bool:

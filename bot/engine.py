@@ -328,6 +328,12 @@ class Engine:
                 await self.legal.turn(h)
         if h.sub_type is not None:  # what the intake stands for counts with the next messages
             desk.hold_case(recent, h.sub_type)
+        if h.meter.danger_read and not reply.alerts and recent.crisis is None:
+            # a model read danger the rules let through: its reply still comes first
+            log.warning("chat=%s danger read by the model only", self.chat_tag(inbound.chat_id))
+            reply.alerts = desk.read_danger(recent, inbound.at)
+            safety = {"text": desk.reply(reply.alerts, lang), "choices": []}
+            reply.messages.insert(reply.sent, safety)
         if reply.alerts:
             await self._raise_alerts(inbound, reply)
 

@@ -6,11 +6,13 @@ client against the fake OpenAI server on 127.0.0.1; the real engine, graph and r
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import datetime
 
 import pytest
 
 from bot.engine import Engine
+from db.engine import records_path
 from graphs.legal import memo
 from graphs.legal.llm_brain import LLMItem, checked_items
 from graphs.legal.nodes import RECORD_CHARS, read_context
@@ -23,9 +25,10 @@ NOW = datetime(2026, 11, 28, 12, 0)
 LOAN = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 안 갚아요. 돌려받고 싶어요"
 
 
-def reading(values=(), items=(), corrections=(), new_matter=False) -> str:
+def reading(values=(), items=(), corrections=(), new_matter=False, danger_now=False) -> str:
     return json.dumps(
         {
+            "danger_now": danger_now,
             "clauses": [],
             "values": [{"said": s, "field": f, "role": r} for s, f, r in values],
             "items": [
@@ -216,6 +219,30 @@ async def test_another_matter_is_the_models_word_in_context(
     assert knowledge.message("addendum_new_matter", "ko") in joined(reply)
     state = await engine.intake_state((await session_of(engine)).id)
     assert not any("석 달" in i["quote"] for i in state.get("memo", []))
+
+
+async def test_danger_the_model_reads_where_the_rules_read_none_is_answered_first(
+    fake: FakeOpenAI, engine: Engine
+) -> None:
+    """A message whose danger only the reading in context shows (the rules fire on none of
+    its words): the safety reply with 112 and 1366 comes first in the same turn, the alert is
+    recorded for staff; a later message the model reads as no danger raises nothing."""
+    fake.reply_next(CLASSIFIED, reading())
+    await engine.handle(text(LOAN))
+    said = "아까 그 사람한테서 오늘 밤에 보자는 문자가 왔어요. 혼자 있는데 어떡하죠"
+    assert engine.services.safety.check(said) == []  # the rules let it through
+    fake.reply_next(reading(danger_now=True))
+    reply = await engine.handle(text(said, minutes=1))
+    assert [hit.code for hit in reply.alerts] == ["DANGER_READ"]
+    first = reply.messages[0]["text"]
+    assert "112" in first and "1366" in first and reply.field is not None
+    with sqlite3.connect(records_path(engine.settings.intake_data_dir)) as db:
+        recorded = db.execute("select code from safetyalert").fetchall()
+    assert recorded == [("DANGER_READ",)]
+    assert len(fake.chat_requests()) == 3  # the same one reading: no call of its own
+    fake.reply_next(reading())
+    calm = await engine.handle(text("올해 12월까지요", minutes=2))
+    assert calm.alerts == [] and "112" not in joined(calm)
 
 
 async def test_a_memo_item_corrected_in_context_is_confirmed_old_to_new(

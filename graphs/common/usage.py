@@ -5,7 +5,8 @@ of the turn it runs in (`charge`), and the turn's one write adds them to its ses
 meter is a context variable: the graph's nodes run in tasks that inherit the turn's context,
 so calls of chats handled at the same time never mix. The meter also holds the turn's
 deadline (`INTAKE_LLM_BUDGET` from the turn's start): every model call of the turn, whichever
-graph or brain makes it, ends by then (`turn_deadline`).
+graph or brain makes it, ends by then (`turn_deadline`), and whether a model read danger in
+the turn's message (`flag_danger`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ class Meter:
     used: Usage = Usage()
     calls: int = 0
     deadline: float | None = None  # event-loop time by which the turn's model calls end
+    # A model's reading of the turn's message found someone in danger now (the rules' check,
+    # which runs first, may not have): the turn answers with the safety reply after all.
+    danger_read: bool = False
 
 
 _CURRENT: ContextVar[Meter | None] = ContextVar("intake_llm_meter", default=None)
@@ -62,6 +66,13 @@ def charge(usage: Usage) -> None:
     if meter is not None:
         meter.used += usage
         meter.calls += 1
+
+
+def flag_danger() -> None:
+    """A model read the running turn's message as danger now (nothing outside a turn)."""
+    meter = _CURRENT.get()
+    if meter is not None:
+        meter.danger_read = True
 
 
 def turn_deadline() -> float | None:
