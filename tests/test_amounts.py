@@ -185,3 +185,28 @@ def test_an_answer_reads_whatever_free_text_reads(text: str) -> None:
 )
 def test_thousands_with_separators(text: str, expected: list[int]) -> None:
     assert [m.value for m in find_amounts(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # legal_set11 C3: four loans in one breath, the first alone was kept
+        (
+            "처음에 2024년 12월10일 오백만원 그다음 2025년 3월에 삼백 또 2025년 9월15일 이백 "
+            "올해 6월20일 사백 빌려줫어",
+            [5_000_000, 3_000_000, 2_000_000, 4_000_000],
+        ),
+        ("500만원 중에 200 갚았어요", [5_000_000, 2_000_000]),
+        ("천오백만원 빌려줬는데 천삼백은 아직이에요", [15_000_000, 13_000_000]),
+        # counts, days and years beside it are not money; nor a bare number before it
+        ("300만원 빌려줬고 2명이 15일에 왔어요", [3_000_000]),
+        ("500만원 빌려주고 2025 3월에 또", [5_000_000]),
+        ("천만원 빌려줬고 천천히 갚는대요", [10_000_000]),
+        ("삼백 빌려줬어요 나중에 500만원 더", [5_000_000]),
+        ("300,000 won then 200 more", [300_000]),
+    ],
+)
+def test_bare_numbers_listed_after_an_amount_in_man_count_in_man(
+    text: str, expected: list[int]
+) -> None:
+    assert [m.value for m in find_amounts(text)] == expected

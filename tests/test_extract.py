@@ -591,3 +591,41 @@ def test_a_record_only_threatened_is_no_evidence(extractor: FactExtractor) -> No
         now=NOVEMBER,
     )
     assert kept.facts.get("evidence") is True and "messages" in kept.facts["evidence_type"]
+
+
+# --- a value put right in the same breath -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text", "answer", "taken"),
+    [
+        # legal_set11 B4: summed as 500,000 and offered for a yes
+        (
+            "FINE",
+            "It's 200,000 won - no, sorry, 300,000 won, I was looking at the wrong line.",
+            300_000,
+            200_000,
+        ),
+        ("LOAN", "200만원 아니 300만원 빌려줬어요", 3_000_000, 2_000_000),
+        ("LOAN", "500만원.. 아 잠깐 600만원이요", 6_000_000, 5_000_000),
+    ],
+)
+def test_a_value_put_right_at_once_is_taken_back_and_the_next_answers(
+    extractor: FactExtractor, sub_type: str, text: str, answer: int, taken: int
+) -> None:
+    reading = extractor.read(text, sub_type=sub_type, asked="amount", now=NOVEMBER)
+    assert reading.answer == answer
+    assert ("amount", taken) in [(kind, value) for kind, value, _ in reading.taken_back]
+
+
+def test_a_no_that_answers_something_else_takes_nothing_back(extractor: FactExtractor) -> None:
+    # no value of its kind follows the "아니요": the amount stands
+    reading = extractor.read(
+        "200만원이요. 아니요 차용증은 없어요", sub_type="LOAN", asked="amount", now=NOVEMBER
+    )
+    assert reading.answer == 2_000_000 and reading.taken_back == ()
+    # a value of another kind follows: not a fix of the first
+    reading = extractor.read(
+        "200만원, no, sorry, it was on 3 March", sub_type="LOAN", asked="amount", now=NOVEMBER
+    )
+    assert reading.answer == 2_000_000

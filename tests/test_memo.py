@@ -91,6 +91,22 @@ def test_supposed_asked_or_taken_back_values_are_no_items(knowledge, brain) -> N
     assert [i["amount"] for i in section(found, "money")] == [2_000_000]
 
 
+def test_what_a_question_tells_before_it_asks_is_kept(knowledge, brain) -> None:
+    # legal_set11 C3, typed without a mark or a stop: the repayment was in no item
+    text = "돈 돌려받고 싶어 작년 11월5일에 백만원은 갚았어 그거 빼고 천삼백 남았어 차용증 없어도 받을수 있나"
+    found = items(knowledge, brain, text)
+    assert 1_000_000 in [i["amount"] for i in section(found, "money")]
+    assert "2025-11-05" in [i["date"] for i in section(found, "chronology")]
+    assert section(items(knowledge, brain, "혹시 300만원 받을 수 있을까요?"), "money") == []
+
+
+def test_a_value_put_right_at_once_leaves_the_rest_of_its_clause(knowledge, brain) -> None:
+    text = "2nd invoice dated aug 31 was 8,000,000 - sorry no, it was 9,000,000 too"
+    found = items(knowledge, brain, text, "GOODS_PAYMENT")
+    assert [i["amount"] for i in section(found, "money")] == [9_000_000]
+    assert [i["date"] for i in section(found, "chronology")] == ["2026-08-31"]
+
+
 def test_names_are_parties_with_their_role_never_a_role_word(knowledge, brain) -> None:
     found = items(knowledge, brain, "전남친 이준호가 협박했어요", "IMAGE_ABUSE")
     assert [(p["name"], p["role"]) for p in section(found, "parties")] == [

@@ -54,6 +54,15 @@ _TAKEN_BACK_BEFORE = re.compile(r"(?i)\b(?:not|instead\s+of|rather\s+than)\s+$")
 _TAKEN_BACK_AFTER = re.compile(
     r"^\s?(?:말|초|중순|쯤|경|정도|즈음|께)?\s?(?:이|가)?\s?(?:아니고|아니라|아니에요|아니구요|아니었|말고)"
 )
+# A value put right at once by another of its kind that follows ("8,000,000 - sorry no, it was
+# 9,000,000", "200,000 won - no, sorry, 300,000 won", "200만원 아니 300만원"): the first is
+# taken back when the next value of its kind comes within SELF_FIX_WINDOW characters.
+_SELF_FIX_AFTER = re.compile(
+    r"(?i)^\s?(?:won|krw|원|만원)?\s?[-–—,.…!]*\s*(?:oh\s+|ah\s+|아\s?|앗\s?)?"
+    r"(?:no\b|nope\b|sorry\b|oops\b|wait\b|i\s+mean\b|i\s+meant\b|correction\b|아니(?![가-힣])|아니다|"
+    r"아니지|정정|잠깐만?)"
+)
+SELF_FIX_WINDOW = 60
 # A list of people answering "how many?": words joined by 랑/하고/와/과/, or "and".
 _PERSON_PARTICLE = re.compile(
     r"(?:이랑|랑|하고|이하고|와|과|이요|요|이에요|예요|이고|도|까지|이|가|,)+$"
@@ -412,8 +421,8 @@ class FactExtractor:
             for v in values
         ]
         said = plain
-        for v in values:  # another event's value answers nothing, nor a date taken back
-            taken_back = v.role is Role.TAKEN_BACK and v.kind == "date"
+        for v in values:  # another event's value answers nothing, nor one taken back
+            taken_back = v.role is Role.TAKEN_BACK and v.kind in ("date", "amount")
             if (v.role is Role.OTHER_EVENT or taken_back) and v.kind == spec.kind and v.span:
                 start, end = v.span
                 said = said[:start] + " " * (end - start) + said[end:]
@@ -869,11 +878,14 @@ class FactExtractor:
             fallback = (
                 asked if asked in fields else next((k for k in fields if specs[k].primary), None)
             )
-            for match in finder():
+            matches = list(finder())
+            for index, match in enumerate(matches):
                 span = (match.start, match.end)
                 said = text[match.start : match.end]
-                if _TAKEN_BACK_BEFORE.search(text[: match.start]) or _TAKEN_BACK_AFTER.match(
-                    text[match.end :]
+                if (
+                    _TAKEN_BACK_BEFORE.search(text[: match.start])
+                    or _TAKEN_BACK_AFTER.match(text[match.end :])
+                    or _put_right_at_once(text, match, matches[index + 1 :])
                 ):
                     values.append(Value(kind, match.value, span, role=Role.TAKEN_BACK, said=said))
                     continue
@@ -1337,3 +1349,12 @@ def _cue_in(cue: str, lowered: str) -> bool:
     if re.search(r"[가-힣]", cue):
         return cue in lowered
     return re.search(rf"(?<![a-z]){re.escape(cue)}(?![a-z])", lowered) is not None
+
+
+def _put_right_at_once(text: str, match: Any, later: list[Any]) -> bool:
+    """A value followed by "no, sorry" / "아니" and, soon after, another of its kind."""
+    return bool(
+        later
+        and _SELF_FIX_AFTER.match(text[match.end :])
+        and later[0].start - match.end <= SELF_FIX_WINDOW
+    )

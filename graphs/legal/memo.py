@@ -26,9 +26,10 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from graphs.common.intents import read_intent
 from graphs.common.normalize import find_dates, is_future
 from graphs.common.normalize.amounts import find_amounts
-from graphs.common.reading import Reading, Role
+from graphs.common.reading import ASKS, ASKS_BY_ORDER, Reading, Role
 from graphs.common.text import clause_spans
 from graphs.legal import names
 from graphs.legal.changes import name_corrections
@@ -41,7 +42,6 @@ SECTIONS = ("chronology", "money", "parties", "steps", "evidence")
 QUOTE_CHARS = 160  # of the clause kept with an item
 MAX_ITEMS = 150  # items per intake (the oldest are kept; later ones past it are dropped)
 UNCLEAR = "unclear"
-_NOT_FACT = (Role.SUPPOSED, Role.TAKEN_BACK)
 _COMPILED: dict[int, tuple[Any, dict[str, re.Pattern[str]]]] = {}
 
 
@@ -89,13 +89,36 @@ def _says(patterns: LangPatterns, lowered: str) -> bool:
 
 
 def _not_facts(reading: Reading | None) -> list[tuple[int, int]]:
-    """Spans of the reading that are no fact: values supposed or taken back, clauses that
-    suppose or ask."""
+    """Spans of the reading that are no fact: values supposed, sentences that suppose."""
     if reading is None:
         return []
-    spans = [v.span for v in reading.values if v.role in _NOT_FACT and v.span is not None]
-    spans += [c.span for c in reading.clauses if c.supposes or c.asks]
+    spans = [v.span for v in reading.values if v.role is Role.SUPPOSED and v.span is not None]
+    spans += [c.span for c in reading.clauses if c.supposes]
     return spans
+
+
+def _asks_here(kn: Knowledge, spans: list[Any], n: int, clause: str) -> bool:
+    """Whether the n-th clause of a sentence that asks is the asking part: its last clause
+    ("작년 11월5일에 백만원은 갚앗어 … 차용증 없어도 받을수 있나": the facts before it are told,
+    legal_set11 C3), or one that asks by itself."""
+    last = n + 1 == len(spans) or spans[n + 1].sentence != spans[n].sentence
+    return (
+        last
+        or read_intent(clause, kn).kind == "question"
+        or bool(ASKS.search(clause) or ASKS_BY_ORDER.match(clause))
+    )
+
+
+def _withdrawn(reading: Reading | None) -> list[tuple[tuple[int, int], Any]]:
+    """(span, value) of the values the message takes back: no item of the clause holding one
+    keeps that value ("8,000,000 - sorry no, it was 9,000,000": the 9,000,000 stays)."""
+    if reading is None:
+        return []
+    return [
+        (v.span, v.value)
+        for v in reading.values
+        if v.role is Role.TAKEN_BACK and v.span is not None
+    ]
 
 
 def _inside(spans: Iterable[tuple[int, int]], start: int, end: int) -> bool:
@@ -118,6 +141,8 @@ def read_items(
         text = reading.text
     lex = kn.memo
     skip = _not_facts(reading)
+    asking = [c.span for c in reading.clauses if c.asks] if reading is not None else []
+    withdrawn = _withdrawn(reading)
     evidence = kn.k2.fields.get("evidence_type")
     items: list[dict[str, Any]] = []
     spans = clause_spans(text, at="connective")
@@ -135,7 +160,11 @@ def read_items(
     carried_in: int | None = None  # the sentence a carried role is bound to (None: any)
     for n, span in enumerate(spans):
         clause = text[span.start : span.end].strip()
-        if not clause or _inside(skip, span.start, span.end):
+        if (
+            not clause
+            or _inside(skip, span.start, span.end)
+            or (_inside(asking, span.start, span.end) and _asks_here(kn, spans, n, clause))
+        ):
             carried = None
             continue
         lowered = " ".join(clause.lower().split())
@@ -156,7 +185,10 @@ def read_items(
             )
         )
         no = negated is not None and bool(negated.search(lowered))
-        dates = find_dates(lowered, now=now, allow_future=planned)
+        gone = {value for where, value in withdrawn if _inside([where], span.start, span.end)}
+        dates = [
+            m for m in find_dates(lowered, now=now, allow_future=planned) if m.value not in gone
+        ]
         # a clause dated ahead of its message ("다음 달에 200만원 준다고") tells a plan
         planned = planned or any(is_future(m.value, now=now) for m in dates)
         named = [(n, w) for n, w in people(clause, kn) if not _role_word(kn, n)]
@@ -167,7 +199,7 @@ def read_items(
         numbers = [(n.start(), n.end()) for n in _NUMBER.finditer(lowered)]
         amounts = [(a.start, a.end) for a in find_amounts(lowered)]
         for m in find_amounts(lowered):
-            if m.value <= 0:
+            if m.value <= 0 or m.value in gone:
                 continue
             # "중간에 조금씩만 갚았어요 6월10일에 100만원, 9월5일에 30만원": a list without a
             # word of its own takes the role of the clause right before it

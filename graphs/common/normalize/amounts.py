@@ -87,6 +87,16 @@ _RUN_SYLLABLES = 3
 _EVERYDAY_WORDS = frozenset({"이만", "오만", "일만"})
 
 
+# A bare number in a list after an amount counted in 만 ("2024년 12월10일 오백만원 그다음 2025년
+# 3월에 삼백 또 2025년 9월15일 이백": legal_set11 C3 kept the first alone) is counted in 만 too:
+# a Hangul numeral ending in 백 or 천, or two to four digits, standing as a word of its own.
+_BARE_GROUP = re.compile(
+    rf"(?<![\d가-힣.,])(?P<num>(?:[{_K}]?천)?(?:[{_K}]?백)?(?<=[천백])|\d{{2,4}})"
+    r"(?=\s|$|[.,!?~)]|(?:은|는|을|를|도|이|요|이요|정도|쯤|씩)(?![가-힣]))"
+)
+_IN_MAN = re.compile(r"만\s?원?$")
+
+
 def find_amounts(text: str, *, asked: bool = False) -> list[Match]:
     """Every amount of money in `text`, in order. `asked`: the text answers a question about an
     amount, which says that the amount it gives is money (see the module's rule)."""
@@ -111,7 +121,23 @@ def find_amounts(text: str, *, asked: bool = False) -> list[Match]:
             m_start = m.start()
         found.append(Match(to_int(value), m_start, m.end()))
         mults.append(mult)
-    return found
+    return _listed_in_man(text, found)
+
+
+def _listed_in_man(text: str, found: list[Match]) -> list[Match]:
+    """`found` with the bare numbers that follow an amount in 만 counted in 만 (see
+    `_BARE_GROUP`)."""
+    first = next((f for f in found if _IN_MAN.search(text[f.start : f.end])), None)
+    if first is None:
+        return found
+    more = []
+    for m in _BARE_GROUP.finditer(text, first.end):
+        if any(f.start < m.end() and m.start() < f.end for f in found):
+            continue
+        value = korean_number(m["num"])
+        if value and not (m["num"].isdigit() and 1900 <= value <= 2100):  # a year ("2025 3월")
+            more.append(Match(to_int(value * BIG_UNITS["만"]), m.start(), m.end()))
+    return sorted([*found, *more], key=lambda f: f.start) if more else found
 
 
 _BIGGER = {"billion": 10**9, "bn": 10**9, "million": 10**6, "mil": 10**6, "mn": 10**6}
