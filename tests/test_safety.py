@@ -94,6 +94,13 @@ FIRES: dict[str, list[str]] = {
     ],
     "AT_THE_DOOR": [
         "please help he kicking the door now. what i do??",  # legal_set4 tK1
+        # legal_set11: he is coming home within the hour and she is afraid (C5); someone loud
+        # outside her room (A2); the ex standing at the bus stop by her office (B3)
+        "he just texted me hes coming home in an hour. im really scared",
+        "남편이 한시간 뒤에 집에 온대요 너무 무서워요",
+        "i still work there. wait... he is shouting outside my room right now, i locked the "
+        "door. i am so scared what do i do",
+        "전남친이 지금 회사앞 정류장에 서있대요 무서워요",
         # legal_set10 X3: a man coming over tonight, and she is afraid (no alert in either mode)
         "one of the dads from that cafe, Mr. Park, just messaged me on kakao saying he knows "
         'where i live and he\'s coming to my apartment tonight to "talk". i live alone. '
@@ -566,6 +573,9 @@ NEAR_MISSES: dict[str, list[str]] = {
     ],
     "AT_THE_DOOR": [
         "my mom is coming over tonight, i'm nervous about telling her",
+        "the lawyer will be here tonight",  # someone coming, no fear and no one unwanted
+        "엄마가 한시간 뒤에 집에 온대요",
+        "he was shouting outside my room last year, it was scary but that's over now",
         "last year he said he was coming to my apartment that night and i was scared",
         # legal_set9 U2: a worry that debt collectors may come, said with "not yet"
         "어머니가 빚쟁이들이 집으로 찾아올까봐 무서워하세요. 아직 찾아온 적은 없고요",

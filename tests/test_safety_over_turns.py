@@ -535,3 +535,25 @@ async def test_help_come_now_beside_police_of_an_earlier_day_stands_the_alert_do
         said("아니요 아직이요. 접근금지 받을 수 있나요? 너무 무서워요", hours=0.3)
     )
     assert not quiet.alerts
+
+
+async def test_a_danger_told_again_as_a_deadline_or_an_arrival_is_answered_again(
+    engine: Engine,
+) -> None:
+    """After the alert, the threat's deadline told again ("2 hours left he says", legal_set11
+    D2) and the man coming within the hour told again ("please hes coming in an hour. what do
+    i do", C5) each get the numbers on that message; the same words with no alert holding do
+    not raise one."""
+    await engine.use_domain(CHAT, "legal")
+    calm = await engine.handle(said("I have 2 hours left before my exam, then I can talk"))
+    assert codes(calm) == []
+    first = await engine.handle(
+        said("he says he will send my nudes to my family unless i pay him", hours=0.1)
+    )
+    assert codes(first) == ["IMAGE_THREAT"]
+    again = await engine.handle(said("he just texted again. 2 hours left he says", hours=0.2))
+    assert codes(again) == ["IMAGE_THREAT"] and "112" in again.messages[0]["text"]
+    home = await engine.handle(said("my husband is coming home in an hour. im scared", hours=0.3))
+    assert "AT_THE_DOOR" in codes(home)
+    more = await engine.handle(said("please hes coming in an hour. what do i do", hours=0.4))
+    assert "AT_THE_DOOR" in codes(more)
