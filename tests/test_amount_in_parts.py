@@ -70,6 +70,12 @@ def extractor(knowledge: Knowledge) -> FactExtractor:
         # no sum: the answer opens with its amount, names its total, or tells kinds apart
         ("LOAN", "300만원이요 갚은건 440 넘게", None),
         ("LOAN", "합쳐서 3000만원이요 1000만원 2000만원", None),
+        # legal_set12 S1: the total named, then a part of it (51,000,000 was offered)
+        (
+            "FRAUD",
+            "다 합치면 4300만원이요. 그중에 은행에서 지급정지해서 800만원은 묶였다고 들었어요",
+            None,
+        ),
         ("WAGE_ARREARS", "월급 250만원인데 3달치 750만원 못받았어요", None),
         ("LOAN", "두 번 빌려줬는데 500만원은 갚았고 1000만원 남았어요", None),
     ],

@@ -95,7 +95,9 @@ _IN_PARTS = re.compile(
     r"나눠|나누어|번에 걸쳐|(?<![가-힣])(?:두|세|네|다섯|[2-9])\s?번(?!째)"
     r"|(?i:\b(?:two|three|four|five|[2-9])\s+(?:times|transfers|payments|instal?lments|parts)\b)"
 )
-_TOTAL_SAID = re.compile(r"합쳐|합해|합계|(?<![가-힣])총|(?i:\bin total\b|\baltogether\b)")
+_TOTAL_SAID = re.compile(
+    r"합쳐|합해|합치|합하|합계|(?<![가-힣])총|(?i:\bin total\b|\baltogether\b|\badds? up to\b)"
+)
 
 
 def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
