@@ -5,12 +5,14 @@ parties, steps and evidence; key fields settled by the items when a message tell
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
 
+from graphs.common.reading import Role, Value
 from graphs.legal import memo
 from graphs.legal.details import people
 from graphs.legal.summary import build_summary, memo_lines
@@ -105,6 +107,17 @@ def test_a_value_put_right_at_once_leaves_the_rest_of_its_clause(knowledge, brai
     found = items(knowledge, brain, text, "GOODS_PAYMENT")
     assert [i["amount"] for i in section(found, "money")] == [9_000_000]
     assert [i["date"] for i in section(found, "chronology")] == ["2026-08-31"]
+
+
+def test_a_choice_taken_back_leaves_the_items_of_its_clause(knowledge, brain) -> None:
+    # a model's reading withdraws an option ("계약서는 안썼어요": meant contract, a list value);
+    # legal_set12 A1's LLM play broke on it twice
+    text = "계약서는 안썼어요 카톡은 있어요 300만원 받았어요"
+    reading = asyncio.run(brain.read(text, sub_type="LOAN", asked="evidence_type", now=NOW))
+    withdrawn = Value("multi_choice", ["contract"], (0, 5), role=Role.TAKEN_BACK, said="계약서는")
+    reading = replace(reading, values=(*reading.values, withdrawn))
+    found = memo.message_items(knowledge, text, at=AT, now=NOW, reading=reading)
+    assert [i["amount"] for i in section(found, "money")] == [3_000_000]
 
 
 def test_names_are_parties_with_their_role_never_a_role_word(knowledge, brain) -> None:

@@ -117,7 +117,7 @@ def _withdrawn(reading: Reading | None) -> list[tuple[tuple[int, int], Any]]:
     return [
         (v.span, v.value)
         for v in reading.values
-        if v.role is Role.TAKEN_BACK and v.span is not None
+        if v.role is Role.TAKEN_BACK and v.span is not None and v.kind in ("amount", "date")
     ]
 
 
