@@ -464,6 +464,21 @@ def test_days_told_without_a_year_follow_the_story_they_are_told_in(knowledge, b
     assert [i["date"] for i in section(far, "chronology")] == ["2026-04-02"]
 
 
+def test_a_recent_day_stays_this_years_whatever_the_story(knowledge, brain) -> None:
+    """legal_set12 B1: a job begun in September 2025 and told over fourteen months had "24
+    November" (five days before the message) moved to 2025; a summons told as an order
+    ("12월4일날 출석하라고") is a day ahead, not last December."""
+    record = [{"id": "m1", "section": "chronology", "date": "2025-09-01", "quote": "2025년 9월"}]
+    told = items(knowledge, brain, "11월 20일에 노동청에 진정 넣었어요", "WAGE_ARREARS")
+    kept = story_years(told, record, now=NOW)
+    assert [i["date"] for i in section(kept, "chronology")] == ["2026-11-20"]
+    autumn = story_years(items(knowledge, brain, "10월 2일에 그만뒀어요"), record, now=NOW)
+    assert [i["date"] for i in section(autumn, "chronology")] == ["2025-10-02"]
+    summons = items(knowledge, brain, "노동청에서 12월4일날 출석하라고 연락왔어요", "WAGE_ARREARS")
+    [ahead] = section(summons, "chronology")
+    assert (ahead["date"], ahead["planned"]) == ("2026-12-04", True)
+
+
 def test_an_item_without_a_calendar_date_breaks_no_reading_of_years(knowledge, brain) -> None:
     """legal_set11 A2 (LLM mode): a model's chronology item held "ongoing"; every later turn of
     that chat crashed reading the record's years, and her danger messages got only an error."""
