@@ -85,6 +85,7 @@ ON_ITS_MESSAGE = {
     "legal_set9",
     "legal_set10",
     "legal_set11",
+    "legal_set12",
 }
 
 

@@ -101,6 +101,17 @@ FIRES: dict[str, list[str]] = {
         "i still work there. wait... he is shouting outside my room right now, i locked the "
         "door. i am so scared what do i do",
         "전남친이 지금 회사앞 정류장에 서있대요 무서워요",
+        # legal_set12: walking up to her car in the car park (R4); a note that he comes down
+        # tonight to settle it (R6)
+        "그 사람이 차에서 내려서 제 차 쪽으로 걸어오고 있어요",
+        # legal_set12 A3: the lender's text quoted, coming to her shop tonight; B4: the
+        # husband on his way home drunk
+        "방금 그 사람한테서 문자가 왔어요. '오늘 밤에 가게로 찾아간다 돈 준비해 놔라 안 그러면 "
+        "알아서 해라' 라고요. 지금 가게에 저 혼자 있고 너무 무서워요",
+        "oh god he just texted me hes on his way home and hes drunk, says 20 min. im really "
+        "scared rn the kids are here",
+        "지금 지하주차장인데 그 사람 차가 있어요 저를 보고 있어요",
+        "방금 그 남자가 문에 쪽지를 붙여놨는데 오늘밤에 내려가서 결판을 내겠다고 써있어요 무서워요",
         # legal_set10 X3: a man coming over tonight, and she is afraid (no alert in either mode)
         "one of the dads from that cafe, Mr. Park, just messaged me on kakao saying he knows "
         'where i live and he\'s coming to my apartment tonight to "talk". i live alone. '
@@ -576,6 +587,10 @@ NEAR_MISSES: dict[str, list[str]] = {
         "the lawyer will be here tonight",  # someone coming, no fear and no one unwanted
         "엄마가 한시간 뒤에 집에 온대요",
         "he was shouting outside my room last year, it was scary but that's over now",
+        "엄마가 제 쪽으로 걸어오고 있어요",
+        "my dad is on his way home from work, he will be here in 20 min",
+        "알아서 해 주세요 변호사님",
+        "지난주에 주차장에서 그 사람을 봤는데 그냥 지나갔어요",
         "last year he said he was coming to my apartment that night and i was scared",
         # legal_set9 U2: a worry that debt collectors may come, said with "not yet"
         "어머니가 빚쟁이들이 집으로 찾아올까봐 무서워하세요. 아직 찾아온 적은 없고요",

@@ -557,3 +557,22 @@ async def test_a_danger_told_again_as_a_deadline_or_an_arrival_is_answered_again
     assert "AT_THE_DOOR" in codes(home)
     more = await engine.handle(said("please hes coming in an hour. what do i do", hours=0.4))
     assert "AT_THE_DOOR" in codes(more)
+
+
+async def test_while_a_danger_holds_what_if_he_comes_is_the_danger_told_again(
+    engine: Engine,
+) -> None:
+    """legal_set12 R6: after the neighbour's note that he comes down tonight, "근데 오늘밤 진짜
+    내려오면 어떻게 해요" (a supposition about the danger) and "지금 위에서 쿵쿵 소리나고 내려올거
+    같아요" got no number; the same supposition with no danger holding raises nothing."""
+    await engine.use_domain(CHAT, "legal")
+    calm = await engine.handle(said("소송하면 그 사람이 우리집에 찾아오면 어떻게 해요?"))
+    assert codes(calm) == []
+    note = (
+        "방금 그 남자가 문에 쪽지를 붙여놨는데 오늘밤에 내려가서 결판을 내겠다고 써있어요 무서워요"
+    )
+    assert codes(await engine.handle(said(note, hours=0.1))) == ["AT_THE_DOOR"]
+    what_if = await engine.handle(said("근데 오늘밤 진짜 내려오면 어떻게 해요", hours=0.2))
+    assert codes(what_if) == ["AT_THE_DOOR"]
+    noise = await engine.handle(said("지금 위에서 쿵쿵 소리나고 내려올거 같아요", hours=0.3))
+    assert codes(noise) == ["AT_THE_DOOR"]

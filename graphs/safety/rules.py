@@ -198,7 +198,10 @@ class SafetyCheck:
         for rule in self.rules.rules:
             unless = set(rule.unless)
             here = trace.present(unless)
-            if not here:
+            # while the danger holds, a supposition about it is the danger told again ("근데
+            # 오늘밤 진짜 내려오면 어떻게 해요": legal_set12 R6)
+            told_again = trace.present(unless - {"hypothetical"}) if rule.code in holding else here
+            if not here and not told_again:
                 continue
             carried = set(standing)
             for before in earlier:
@@ -219,7 +222,7 @@ class SafetyCheck:
                 )
             elif (
                 rule.code in holding
-                and any(set(line) <= here for line in rule.again)
+                and any(set(line) <= told_again for line in rule.again)
                 # told again, unless a more urgent rule of its kind fired of its own
                 and not any(h.category == rule.category and not h.again for h in hits)
             ):
