@@ -608,6 +608,9 @@ def test_a_record_only_threatened_is_no_evidence(extractor: FactExtractor) -> No
         ),
         ("LOAN", "200만원 아니 300만원 빌려줬어요", 3_000_000, 2_000_000),
         ("LOAN", "500만원.. 아 잠깐 600만원이요", 6_000_000, 5_000_000),
+        # legal_set12 S5, S6: the first said with its unit, put right with a bare number
+        ("LOAN", "50만원을 먼저 보냈대요 ㅠㅠ 아 50이 아니라 30만원이래요", 300_000, 500_000),
+        ("LOAN", "1200만원 보냈어요. 아 1200이 아니라 1500이네요", 15_000_000, 12_000_000),
     ],
 )
 def test_a_value_put_right_at_once_is_taken_back_and_the_next_answers(
@@ -629,3 +632,21 @@ def test_a_no_that_answers_something_else_takes_nothing_back(extractor: FactExtr
         "200만원, no, sorry, it was on 3 March", sub_type="LOAN", asked="amount", now=NOVEMBER
     )
     assert reading.answer == 2_000_000
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "answer"),
+    [
+        # legal_set12 R1, R2: a day alone after the date it puts right is that month's
+        ("death_date", "9월 15일이요 아 아니다 14일", "2026-09-14"),
+        ("incident_date", "11월 12일 아니다 13일 목요일에 밀쳤어요", "2026-11-13"),
+        # a weekday beside its day names that day, not another
+        ("incident_date", "11월 13일 목요일에 밀쳤어요", "2026-11-13"),
+    ],
+)
+def test_a_day_put_right_alone_is_read_in_the_month_it_corrects(
+    extractor: FactExtractor, field: str, text: str, answer: str
+) -> None:
+    sub_type = "INHERITANCE" if field == "death_date" else "SCHOOL_VIOLENCE"
+    reading = extractor.read(text, sub_type=sub_type, asked=field, now=NOVEMBER)
+    assert reading.answer == answer

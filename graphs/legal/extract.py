@@ -12,7 +12,7 @@ import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from graphs.common import normalize
@@ -58,7 +58,8 @@ _TAKEN_BACK_AFTER = re.compile(
 # 9,000,000", "200,000 won - no, sorry, 300,000 won", "200만원 아니 300만원"): the first is
 # taken back when the next value of its kind comes within SELF_FIX_WINDOW characters.
 _SELF_FIX_AFTER = re.compile(
-    r"(?i)^\s?(?:won|krw|원|만원)?\s?[-–—,.…!]*\s*(?:oh\s+|ah\s+|아\s?|앗\s?)?"
+    r"(?i)^\s?(?:won|krw|원|만원)?(?:이요|요|이에요|예요|이고|이|가)?\s?[-–—,.…!]*\s*"
+    r"(?:oh\s+|ah\s+|아\s?|앗\s?)?"
     r"(?:no\b|nope\b|sorry\b|oops\b|wait\b|i\s+mean\b|i\s+meant\b|correction\b|아니(?![가-힣])|아니다|"
     r"아니지|정정|잠깐만?)"
 )
@@ -423,11 +424,23 @@ class FactExtractor:
             for v in values
         ]
         said = plain
+        # a value taken back is withdrawn wherever the message says it ("1200만원 보냈어요. 아
+        # 1200이 아니라 1500이네요": legal_set12 S6)
+        gone = {
+            (v.kind, v.value)
+            for v in values
+            if v.role is Role.TAKEN_BACK and v.kind in ("date", "amount")
+        }
         for v in values:  # another event's value answers nothing, nor one taken back
-            taken_back = v.role is Role.TAKEN_BACK and v.kind in ("date", "amount")
+            taken_back = v.kind in ("date", "amount") and (v.kind, v.value) in gone
             if (v.role is Role.OTHER_EVENT or taken_back) and v.kind == spec.kind and v.span:
                 start, end = v.span
                 said = said[:start] + " " * (end - start) + said[end:]
+        for v in sorted(values, key=lambda v: v.span or (0, 0), reverse=True):
+            # a day put right alone ("아 아니다 14일") is read in its month by the answer too
+            if v.kind == "date" == spec.kind and v.span and _DAY_ALONE.fullmatch(v.said or ""):
+                start, end = v.span
+                said = f"{said[:start]} {v.value} {said[end:]}"
         if (
             tagged is not None
             and (spec.kind == "date" or not tagged.cued)
@@ -881,6 +894,8 @@ class FactExtractor:
                 asked if asked in fields else next((k for k in fields if specs[k].primary), None)
             )
             matches = list(finder())
+            if kind == "date":
+                matches = _days_put_right(text, matches)
             for index, match in enumerate(matches):
                 span = (match.start, match.end)
                 said = text[match.start : match.end]
@@ -1351,6 +1366,41 @@ def _cue_in(cue: str, lowered: str) -> bool:
     if re.search(r"[가-힣]", cue):
         return cue in lowered
     return re.search(rf"(?<![a-z]){re.escape(cue)}(?![a-z])", lowered) is not None
+
+
+# A day alone after a date taken back ("9월 15일이요 아 아니다 14일", "11월 12일 아니다 13일"):
+# the same month's day (legal_set12 R1, R2 kept the first).
+_BARE_DAY = re.compile(
+    r"\s*(?:이요|요|이|가|은|는)?\s*[,.…!]*\s*(?:아\s?)?(?:아니(?:다|고|라|지|요)?|no|sorry)?[\s,.…!]*(\d{1,2})\s?일(?![가-힣]*월)"
+)
+
+
+_WEEKDAY = re.compile(r"(?i)[월화수목금토일]요일|(?:mon|tues|wednes|thurs|fri|satur|sun)day")
+_DAY_ALONE = re.compile(r"\d{1,2}\s?일")
+
+
+def _days_put_right(text: str, dates: list[Any]) -> list[Any]:
+    """`dates` with the day said alone right after a date it puts right, read in that date's
+    month (the date itself is then taken back, as any value put right at once)."""
+    out: list[Any] = []
+    for n, m in enumerate(dates):
+        if out and _WEEKDAY.fullmatch(text[m.start : m.end]) and m.start - out[-1].end <= 3:
+            continue  # "13일 목요일에": the weekday names the day before it
+        out.append(m)
+        if not (isinstance(m.value, str) and len(m.value) == 10):
+            continue
+        after = text[m.end : dates[n + 1].start if n + 1 < len(dates) else len(text)]
+        marked = _SELF_FIX_AFTER.match(after) or _TAKEN_BACK_AFTER.match(after)
+        day = _BARE_DAY.match(after) if marked else None
+        if day and 1 <= int(day[1]) <= 31:
+            value = f"{m.value[:8]}{int(day[1]):02d}"
+            try:
+                date.fromisoformat(value)
+            except ValueError:
+                continue
+            start = m.end + day.start(1)
+            out.append(replace(m, value=value, start=start, end=m.end + day.end(), alternatives=()))
+    return out
 
 
 def _put_right_at_once(text: str, match: Any, later: list[Any]) -> bool:

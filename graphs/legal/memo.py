@@ -110,8 +110,8 @@ def _asks_here(kn: Knowledge, spans: list[Any], n: int, clause: str) -> bool:
 
 
 def _withdrawn(reading: Reading | None) -> list[tuple[tuple[int, int], Any]]:
-    """(span, value) of the values the message takes back: no item of the clause holding one
-    keeps that value ("8,000,000 - sorry no, it was 9,000,000": the 9,000,000 stays)."""
+    """(span, value) of the values the message takes back: no item of the message keeps that
+    value ("8,000,000 - sorry no, it was 9,000,000": the 9,000,000 stays)."""
     if reading is None:
         return []
     return [
@@ -185,7 +185,7 @@ def read_items(
             )
         )
         no = negated is not None and bool(negated.search(lowered))
-        gone = {value for where, value in withdrawn if _inside([where], span.start, span.end)}
+        gone = {value for _, value in withdrawn}  # withdrawn wherever the message says it
         dates = [
             m for m in find_dates(lowered, now=now, allow_future=planned) if m.value not in gone
         ]

@@ -92,7 +92,8 @@ _EVERYDAY_WORDS = frozenset({"이만", "오만", "일만"})
 # a Hangul numeral ending in 백 or 천, or two to four digits, standing as a word of its own.
 _BARE_GROUP = re.compile(
     rf"(?<![\d가-힣.,])(?P<num>(?:[{_K}]?천)?(?:[{_K}]?백)?(?<=[천백])|\d{{2,4}})"
-    r"(?=\s|$|[.,!?~)]|(?:은|는|을|를|도|이|요|이요|정도|쯤|씩)(?![가-힣]))"
+    r"(?=\s|$|[.,!?~)]|(?:은|는|을|를|도|이|요|이요|이네요|이에요|예요|이었어요|였어요|이래요|"
+    r"래요|입니다|정도|쯤|씩)(?![가-힣]))"
 )
 _IN_MAN = re.compile(r"만\s?원?$")
 
