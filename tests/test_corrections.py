@@ -11,6 +11,7 @@ from datetime import datetime
 from bot.engine import Engine
 from bot.export import collect, render
 from graphs.legal.changes import (
+    Sorted,
     beside_paired,
     kept_as_said,
     name_corrections,
@@ -230,6 +231,22 @@ def test_a_pair_of_amounts_corrects_the_memo_item_that_holds_it() -> None:
         {"amount": 9_000_000}, {"amount": "amount"}, said, now=datetime(2026, 11, 28), memo=memo
     )
     assert found == [{"field": "memo:m3", "old": 15_000_000, "new": 18_000_000}]
+
+
+def test_a_pairs_new_value_corrects_only_what_the_pair_took_back() -> None:
+    """legal_set12 S4: "the late penalty is 470,000 not 290,000" put the 290,000 item right and
+    was also offered as the tax assessed (3,200,000 → 470,000), its cue word read for it."""
+    memo = [{"id": "m5", "section": "money", "amount": 290_000, "role": "unclear", "quote": "q"}]
+    facts, kinds = {"amount": 3_200_000}, {"amount": "amount"}
+    said = "the late penalty is 470,000 not 290,000"
+    paired = paired_corrections(facts, kinds, said, now=datetime(2026, 11, 28), memo=memo)
+    assert paired == [{"field": "memo:m5", "old": 290_000, "new": 470_000}]
+    read = Sorted(proposed=[{"field": "amount", "old": 3_200_000, "new": 470_000}])
+    read.settle_pairs(paired)
+    assert read.proposed == []
+    other = Sorted(proposed=[{"field": "incident_date", "old": "2026-03-01", "new": "2026-04-01"}])
+    other.settle_pairs(paired)
+    assert other.proposed != []  # a correction of something else stands
 
 
 def test_a_key_field_put_right_by_a_pair_leaves_the_item_of_the_old_value() -> None:

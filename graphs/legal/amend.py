@@ -96,7 +96,7 @@ async def amend(
     told = {"memo": memo} if memo != values.get("memo", []) else {}
     # a pair of values ("not 2026-09-20 but 2025-06-03") says which recorded value changes
     paired = paired_corrections(facts, kinds, text, now=ctx.now, memo=values.get("memo", []))
-    read.drop({c["field"] for c in paired})
+    read.settle_pairs(paired)
     proposed = [*paired, *read.proposed]
     named = {p["field"] for p in proposed}
     proposed += [p for p in bare_number_corrections(facts, kinds, text) if p["field"] not in named]

@@ -45,6 +45,14 @@ class Sorted:
         self.proposed = [c for c in self.proposed if c["field"] not in keys]
         self.elsewhere = {k: v for k, v in self.elsewhere.items() if k not in keys}
 
+    def settle_pairs(self, paired: list[dict[str, Any]]) -> None:
+        """Forget what the message's pairs of values settle: their fields, and any other field
+        their new value was read into ("the late penalty is 470,000 not 290,000" changes the
+        290,000, not the tax assessed: legal_set12 S4)."""
+        news = [c["new"] for c in paired]
+        taken = {c["field"] for c in self.proposed if any(_same(c["new"], n) for n in news)}
+        self.drop({c["field"] for c in paired} | taken)
+
 
 def sort_facts(
     facts: dict[str, Any],

@@ -590,7 +590,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     paired = paired_corrections(
         facts, kinds, text, now=ctx.now, memo=update.get("memo", state.get("memo", []))
     )
-    read.drop({c["field"] for c in paired})
+    read.settle_pairs(paired)
     named = {c["field"] for c in [*paired, *read.proposed]}
     proposed_now = [
         *paired,
