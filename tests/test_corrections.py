@@ -59,7 +59,8 @@ async def test_the_field_named_with_another_name_and_a_typed_no_keeps_it(engine:
     await engine.handle(text("아니요", minutes=3))
     values = await graph_values(engine)
     assert values["facts"]["counterparty"] == before
-    assert values["asides"][-1]["value"] == "박영수"  # kept for the lawyer, not applied
+    assert not values.get("asides")  # refused: no second name for the lawyer to weigh
+    assert any("박영수예요" in a["text"] for a in values["addenda"])  # their words, kept
 
 
 async def test_a_request_is_no_name_and_changes_nothing(engine: Engine) -> None:

@@ -146,14 +146,14 @@ async def test_correction_in_free_text_updates_the_fact_and_keeps_history(driver
     assert reply["field"] == asked  # the question that was open is asked again
 
 
-async def test_a_correction_kept_is_not_applied_and_stays_for_the_lawyer(driver: Driver) -> None:
+async def test_a_correction_refused_is_not_applied_and_its_words_stay(driver: Driver) -> None:
     await driver.send("친구한테 500만원 빌려줬는데 안 갚아요")
     await driver.send("아 금액은 500만원이 아니라 50만원이에요")
     reply = await driver.send(choice="a:changes:deny")
     values = await driver.values()
     assert values["facts"]["amount"] == 5_000_000
-    assert values["asides"][-1]["value"] == 500_000
-    assert values["asides"][-1]["recorded"] == 5_000_000
+    assert not values.get("asides")  # refused: no second value for the lawyer to weigh
+    assert "50만원이에요" in values["facts"]["action_description"]  # their words, kept
     assert reply["field"] is not None  # the intake goes on
 
 

@@ -79,7 +79,7 @@ async def amend(
     memo_before = values.get("memo", [])
     found = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != "action_description"}
     items = legal_memo.merged(
-        legal_memo.message_items(kn, text, at=at, now=ctx.now, reading=ex),
+        legal_memo.message_items(kn, text, at=at, now=ctx.now, reading=ex, sub_type=sub_type),
         ex.items,
         at=at,
         text=text,
@@ -179,21 +179,13 @@ async def _settle(
     ctx: Context, values: dict[str, Any], data: str, at: str
 ) -> tuple[dict[str, Any], list[Message]] | None:
     """The person's yes or keep for the changes shown: applied (and the summary rewritten) or
-    kept aside for the lawyer."""
+    dropped, their message staying among the additions."""
     kn, lang = ctx.knowledge, ctx.lang
     proposed = values.get("proposed") or []
     if not proposed or data not in ("a:changes:confirm", "a:changes:deny"):
         return None
-    if data == "a:changes:deny":
-        asides = [
-            *values.get("asides", []),
-            *(
-                {"field": p["field"], "value": p["new"], "recorded": p["old"], "quote": p["quote"]}
-                | {"at": at}
-                for p in proposed
-            ),
-        ]
-        return {"proposed": [], "asides": asides}, [prompts.say(kn, lang, "changes_kept")]
+    if data == "a:changes:deny":  # refused: no fact, and the message stays in the account
+        return {"proposed": []}, [prompts.say(kn, lang, "changes_kept")]
     facts = dict(values.get("facts", {}))
     corrections = list(values.get("corrections", []))
     before = dict(facts)

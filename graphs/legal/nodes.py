@@ -188,7 +188,9 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     found = {k: v for k, v in reading.facts.items() if k in kn.k2.fields}
     at = ctx.now.isoformat()
     told = legal_memo.merged(
-        legal_memo.message_items(kn, description, at=at, now=ctx.now, reading=reading),
+        legal_memo.message_items(
+            kn, description, at=at, now=ctx.now, reading=reading, sub_type=sub_type
+        ),
         reading.items,
         at=at,
         text=description,
@@ -482,8 +484,6 @@ def _confirmed(
             # "아니요 … 800,000원 아니고 500,000원이요", "No, not quite. The deposit is 230
             # million in total": the changes shown are refused, and what follows is read as
             # any message (a correction in it is shown anew; legal_set9 T1, T3)
-            work.asides += [_as_aside(c, work.at) for c in _changes(proposed)]
-            work.update["asides"] = work.asides
             work.outbox.append(prompts.say(kn, lang, "changes_kept"))
             work.confirming, work.rest = True, rest
         elif verdict is not None:
@@ -502,8 +502,10 @@ def _confirmed(
                 )
                 applied = "changes_applied" if _changes(proposed) else "additions_applied"
                 work.outbox.append(prompts.say(kn, lang, applied))
-            else:  # a change refused is kept for the lawyer; a value refused is no fact
-                work.asides += [_as_aside(c, work.at) for c in _changes(proposed)]
+            else:
+                # A change refused is no fact: the person said the reading was wrong ("아버지
+                # 성함은 정춘식" offered as the scammer); the message itself stays in the account,
+                # so a lawyer still reads their words (legal_set12 R1, R3, R5, S1).
                 kept = "changes_kept" if _changes(proposed) else "additions_declined"
                 work.outbox.append(prompts.say(kn, lang, kept))
             return work.settled(
@@ -572,7 +574,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     ex = years_asked(ex, memo_now, text, now=ctx.now, recorded=facts)  # "3월 12일" in 2024
     other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
     told = legal_memo.merged(
-        legal_memo.message_items(kn, text, at=work.at, now=ctx.now, reading=ex),
+        legal_memo.message_items(kn, text, at=work.at, now=ctx.now, reading=ex, sub_type=sub_type),
         ex.items,
         at=work.at,
         text=text,
@@ -631,7 +633,13 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         text,
         at=work.at,
         carries=bool(
-            fresh or new_details or ex.other_values or read.elsewhere or read.proposed or work.rest
+            fresh
+            or new_details
+            or ex.other_values
+            or read.elsewhere
+            or read.proposed
+            or proposed_now
+            or work.rest
         ),
     )
     facts["action_description"] = told_story.account(state.get("description", ""), story)
@@ -656,6 +664,13 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         work.value, work.reason, work.aside = None, None, True
     if ex.correction and other and asked_kind == "text":
         work.value, work.reason = None, None  # a correction of another fact, not this answer
+    if key == wants.FIELD and work.value is None and not work.said_unknown:
+        # the wish said beside a correction or a name of another field ("무조건 처벌이고
+        # 손해배상도 2000만원은 받아야겠어요. … 최동원이 시킨거 같은데": legal_set12 R3, R5
+        # were asked again): its sentences answer the question
+        said = wants.wishes(kn, text)
+        if said:
+            work.value, work.reason = " / ".join(said), None
     if key == wants.FIELD and isinstance(work.value, str):
         # "남은돈 2200만원 돌려받고 싶어요. 2024년 1월 15일에 500만원 … 갚았거든요. 근데
         # 시어머니가 …" (legal_set10 Z1): the wish is the sentences that say one; the rest is
