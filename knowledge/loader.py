@@ -123,6 +123,10 @@ class Knowledge:
         for rule in self.safety.rules:
             if rule.case is not None and rule.case not in codes:
                 raise KnowledgeError(f"safety.yaml: {rule.code}: unknown sub-type {rule.case}")
+        for kind, words in self.memo.party_roles.items():
+            for code in words.cases:
+                if code not in self.k2.sub_types:
+                    raise KnowledgeError(f"memo.yaml: party_roles: {kind}: unknown sub-type {code}")
         for code, fields in self.memo.key_roles.items():
             if code not in self.k2.sub_types:
                 raise KnowledgeError(f"memo.yaml: key_roles: unknown sub-type {code}")

@@ -694,6 +694,7 @@ class MemoWords(Strict):
     label: Text
     ko: list[str] = []
     en: list[str] = []
+    cases: list[str] = []  # the sub-types it is said of (none: every one)
 
     @model_validator(mode="after")
     def _compiles(self) -> MemoWords:
@@ -730,6 +731,7 @@ class MemoLexicon(Strict):
     planned: LangPatterns
     step_acts: LangPatterns = LangPatterns()  # a step taken, not a loan from a bank
     told_to: LangPatterns = LangPatterns()  # a step someone said to take, not one taken
+    deadline: LangPatterns = LangPatterns()  # a day ahead told as a deadline or a hearing
     # sub-type -> key field -> money roles whose item holds its value (checked against K2)
     key_roles: dict[str, dict[str, list[str]]] = {}
 

@@ -239,6 +239,38 @@ def test_counterparty_name_in_free_text(text: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "asked", "expected"),
+    [
+        # the other party named outright: cued, so it may correct the one recorded
+        ("김민수라는 사람한테 속았어요", "desired_outcome", ("김민수", True)),
+        # the person's family (or the other party's): another name, never a correction of it
+        (
+            "그리고 아버지 성함은 정춘식이고 저는 딸 정미영이에요",
+            "desired_outcome",
+            ("정춘식", False),
+        ),
+        (
+            "그 아저씨 아빠 강성구라는 사람이 합의금 준다고 연락왔어요",
+            "desired_outcome",
+            ("강성구", False),
+        ),
+        # an officer, the account's holder, the writer: no other party at all
+        ("담당 형사는 최민호라는 분이에요", "desired_outcome", None),
+        ("처음 두번은 하나은행 박지훈 이라는 사람 계좌였고", "desired_outcome", None),
+        ("저는 이름이 김영희라고 해요", "desired_outcome", None),
+        # a name said to the asked name field is that field's
+        ("박지훈이라는 사람이요", "account_holder", None),
+    ],
+)
+def test_a_name_beside_another_role_corrects_no_other_party(
+    extractor: FactExtractor, text: str, asked: str, expected: tuple[str, bool] | None
+) -> None:
+    reading = extractor.read(text, sub_type="FRAUD", asked=asked, now=NOVEMBER)
+    found = [v for v in reading.values if v.field == "counterparty"]
+    assert [(v.value, v.cued) for v in found] == ([expected] if expected else [])
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "친구 집에서 만났어요",

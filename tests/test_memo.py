@@ -25,7 +25,7 @@ AT = NOW.isoformat()
 
 def items(knowledge, brain, text: str, sub_type: str = "LOAN") -> list[dict]:
     reading = asyncio.run(brain.read(text, sub_type=sub_type, asked=None, now=NOW))
-    return memo.noted(knowledge, [], text, at=AT, now=NOW, reading=reading)
+    return memo.noted(knowledge, [], text, at=AT, now=NOW, reading=reading, sub_type=sub_type)
 
 
 def section(found: list[dict], name: str) -> list[dict]:
@@ -129,6 +129,36 @@ def test_names_are_parties_with_their_role_never_a_role_word(knowledge, brain) -
     assert [(p["name"], p["role"]) for p in section(found, "parties")] == [("Mr Park", "employer")]
 
 
+def test_an_employer_and_its_staff_are_so_in_a_labour_matter_only(knowledge, brain) -> None:
+    said = "the admin manager Ms Kim Soo-jin does the payroll and the boss is Mr Park"
+    found = items(knowledge, brain, said, "WAGE_ARREARS")
+    assert [(p["name"], p["role"]) for p in section(found, "parties")] == [
+        ("Ms Kim Soo-jin", "staff"),
+        ("Mr Park", "employer"),
+    ]
+    # a rival restaurant's owner in a defamation matter, a scammer's "manager" (legal_set12)
+    found = items(knowledge, brain, "건너편 국밥집 사장 최동원이 시킨거 같아요", "DEFAMATION")
+    assert [(p["name"], p["role"]) for p in section(found, "parties")] == [("최동원", "business")]
+    found = items(knowledge, brain, "his manager Mr Jason Lee told me to send more", "FRAUD")
+    assert [(p["name"], p["role"]) for p in section(found, "parties")] == [("Mr Jason Lee", None)]
+
+
+def test_a_role_word_is_a_name_s_own_only_beside_it(knowledge, brain) -> None:
+    # the daughter is no father: another name stands between, and a word far off is no role
+    found = items(knowledge, brain, "아버지 성함은 정춘식이고 저는 딸 정미영이에요", "FRAUD")
+    assert [(p["name"], p["role"]) for p in section(found, "parties")] == [
+        ("정춘식", "family"),
+        ("정미영", "family"),
+    ]
+    found = items(
+        knowledge,
+        brain,
+        "I met him at the company picnic last year, Mr Lee Jun took the money",
+        "LOAN",
+    )
+    assert [(p["name"], p["role"]) for p in section(found, "parties")] == [("Mr Lee Jun", None)]
+
+
 def test_steps_taken_with_their_date_unless_denied(knowledge, brain) -> None:
     found = items(knowledge, brain, "경찰서에 9월 7일 고소했고 은행에 지급정지 신청했어요", "FRAUD")
     assert [(s["body"], s["date"]) for s in section(found, "steps")] == [
@@ -136,6 +166,19 @@ def test_steps_taken_with_their_date_unless_denied(knowledge, brain) -> None:
         ("bank", None),
     ]
     assert section(items(knowledge, brain, "경찰에 신고는 안 했어요", "FRAUD"), "steps") == []
+
+
+def test_a_place_alone_is_a_step_by_the_clauses_after_it(knowledge, brain) -> None:
+    # "송파경찰서 | 가서 | 신고했어요": the place's clause has no act of its own (legal_set12 S1)
+    said = "네 지난달 20일에 제가 모시고 송파경찰서 가서 신고했어요. 사건번호도 받았어요"
+    [step] = section(items(knowledge, brain, said, "FRAUD"), "steps")
+    assert (step["body"], step["date"], step["quote"]) == (
+        "police",
+        "2026-10-20",
+        "송파경찰서 가서 신고했어요.",
+    )
+    for said in ("경찰서 가서 신고하라고 하더라고요", "경찰서 가서 신고할 거예요"):
+        assert section(items(knowledge, brain, said, "FRAUD"), "steps") == []
 
 
 def test_evidence_is_what_they_have_not_what_was_threatened(knowledge, brain) -> None:

@@ -35,7 +35,7 @@ from graphs.common.reading import (
 from graphs.common.text import clause_spans, is_meaningless, sentence_spans, sentences
 from graphs.common.text import clauses as clauses_of
 from graphs.legal import names
-from graphs.legal.memo import UNCLEAR, read_items, tells_holding, tells_plan
+from graphs.legal.memo import UNCLEAR, read_items, role_of, tells_holding, tells_plan
 from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
@@ -1082,12 +1082,30 @@ class FactExtractor:
         return values
 
     def _name_values(self, scope: _Scope) -> list[Value]:
-        """The other party named beside its role word ("집주인 정미경", "OO건설"): cued."""
+        """The other party named beside its role word ("집주인 정미경", "OO건설"): cued, unless
+        its words make it someone else ("아버지 성함은 정춘식", "저는 딸 정미영": the person's
+        family; "담당은 최형사님"), who corrects no other party recorded (legal_set12 S1, R5).
+        A name said to the asked name field ("예금주는요?" - "박지훈이라는 사람 계좌") is its."""
         if "counterparty" not in scope.specs or scope.asked == "counterparty":
+            return []
+        if scope.asked is not None and scope.specs[scope.asked].short:
             return []
         name = self._counterparty_name(scope.plain)
         if not name:
             return []
+        bare = name.split()[-1]
+        at = scope.plain.find(bare)
+        if _SELF_NAMED.search(scope.plain[max(0, at - 10) : max(at, 0)].lower()):
+            return []  # the writer's own name
+        role = role_of(self.knowledge, scope.plain, bare, scope.sub_type)
+        if role in _NOT_THE_OTHER_PARTY - {"family"}:
+            return []
+        after = scope.plain[at + len(bare) : at + len(bare) + 14].lower()
+        if "account_holder" in scope.specs and _ACCOUNT_OF.search(after):
+            return []  # "하나은행 박지훈 이라는 사람 계좌": the account's holder (legal_set12 S1)
+        # the family of the person or of the other party: another party's name only when no
+        # other party is recorded (a loan to "동생 김철수" is the brother's)
+        other = role == "family"
         return [
             Value(
                 "name",
@@ -1097,7 +1115,7 @@ class FactExtractor:
                 fields=("counterparty",),
                 role=Role.FACT,
                 confidence=CUED,
-                cued=True,
+                cued=not other,
                 said=name,
             )
         ]
@@ -1331,6 +1349,14 @@ def _ends_in_verb(text: str) -> bool:
 # A full Korean name standing alone in an answer ("네 김민수요"): surname and given name.
 _NAME_WORD = re.compile(rf"(?<![가-힣]){names.SURNAME}[가-힣]{{2}}(?=요|이요|예요|이에요|\s|$)")
 _WHOLE: dict[str, Any] = {"span": None, "said": "", "role": Role.FACT}  # read from the whole text
+
+
+# The roles of the memo's parties that are never the other party: a name beside one of these
+# words is someone else's (the person's family, a witness, an officer, a teacher, staff).
+_NOT_THE_OTHER_PARTY = frozenset({"family", "witness", "officer", "teacher", "staff"})
+_ACCOUNT_OF = re.compile(r"계좌|명의|통장|예금주|\baccount\b")
+# The writer giving their own name: "저는 딸 정미영이에요", "제 이름은", "my name is".
+_SELF_NAMED = re.compile(r"(?:^|\s)(?:저는|제 이름|제이름|본인은)|\b(?:my name is|i am|i'm)\b")
 
 
 @dataclass(frozen=True)

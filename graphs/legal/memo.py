@@ -62,13 +62,19 @@ def _nearest(
     lowered: str,
     span: tuple[int, int] | None,
     numbers: Iterable[tuple[int, int]] = (),
+    *,
+    sub_type: str | None = None,
+    within: int | None = None,
 ) -> str | None:
     """The kind whose words stand nearest the span (anywhere in the clause when no span);
     on a tie, the kind listed first. A word with another number between it and the span is
-    that number's ("1740만 납품에 300 받았으니": 받았 is the 300's, not the 1740만's)."""
+    that number's ("1740만 납품에 300 받았으니": 받았 is the 300's, not the 1740만's). A kind
+    said only of some sub-types (`cases`) counts in those alone; `within`: no farther away."""
     best: tuple[int, int, str] | None = None
     between = [n for n in numbers if span is None or not (n[0] < span[1] and span[0] < n[1])]
     for order, (key, pattern) in enumerate(_patterns(words).items()):
+        if words[key].cases and sub_type not in words[key].cases:
+            continue
         for m in pattern.finditer(lowered):
             if span is None:
                 distance = m.start()
@@ -79,6 +85,8 @@ def _nearest(
                     for a, b in between
                 ):
                     continue
+            if within is not None and distance > within:
+                continue
             if best is None or (distance, order) < best[:2]:
                 best = (distance, order, key)
     return best[2] if best else None
@@ -86,6 +94,22 @@ def _nearest(
 
 def _says(patterns: LangPatterns, lowered: str) -> bool:
     return bool(patterns.ko or patterns.en) and bool(_patterns(patterns)[""].search(lowered))
+
+
+# How far from a name its role word may stand, in characters ("오성민 … 전 회사 팀 과장": the
+# words of its apposition, not any word of the clause).
+_ROLE_NEAR = 12
+
+
+def role_of(kn: Knowledge, text: str, name: str, sub_type: str | None) -> str | None:
+    """The role the words beside a name give it, as the memo's parties read it (None: no
+    role word beside it): "아버지 성함은 정춘식" is family, "담당 형사 최민호" an officer."""
+    lowered = " ".join(text.lower().split())
+    where = lowered.find(name.lower())
+    if where < 0:
+        return None
+    span = (where, where + len(name))
+    return _nearest(kn.memo.party_roles, lowered, span, sub_type=sub_type, within=_ROLE_NEAR)
 
 
 def _not_facts(reading: Reading | None) -> list[tuple[int, int]]:
@@ -133,10 +157,12 @@ def read_items(
     now: datetime,
     reading: Reading | None = None,
     negated: re.Pattern[str] | None = None,
+    sub_type: str | None = None,
 ) -> list[dict[str, Any]]:
     """The memo items a message tells, in text order (without ids). `reading`: the rules'
     reading of the same text, whose suppositions, questions and withdrawn values are no items.
-    `negated`: a clause it matches names no step or evidence ("경찰에 신고 안 했어요")."""
+    `negated`: a clause it matches names no step or evidence ("경찰에 신고 안 했어요").
+    `sub_type`: the matter's, for the roles said of some matters only (an employer)."""
     if reading is not None:
         text = reading.text
     lex = kn.memo
@@ -223,7 +249,17 @@ def read_items(
                 }
             )
         for name, where in named:
-            role = _nearest(lex.party_roles, lowered, (where, where + len(name)))
+            # a role word said beside the name, no other name between ("아버지 성함은
+            # 정춘식이고 저는 딸 정미영": the daughter is no father)
+            others = [(w, w + len(o)) for o, w in named if o != name]
+            role = _nearest(
+                lex.party_roles,
+                lowered,
+                (where, where + len(name)),
+                others,
+                sub_type=sub_type,
+                within=_ROLE_NEAR,
+            )
             items.append({"section": "parties", "name": name, "role": role, **base})
         # a role word alone ("갚았어요") carries to the list after it; one beside its own amount
         # only within its sentence
@@ -235,22 +271,45 @@ def read_items(
         if no:
             continue
         # a step taken: its clause says something was done, and it is no wish ("지급명령 신청
-        # 원함") nor a plan
-        done = _says(lex.step_acts, lowered) and not wished[n]
+        # 원함") nor a plan. A place alone ("송파경찰서 | 가서 | 신고했어요": legal_set12 S1)
+        # is done by the clauses of its sentence that follow it.
+        acted, step_base, step_dates = lowered, base, [m.value for m in dates]
+        if not _says(lex.step_acts, lowered):
+            rest = [s for s in spans[n + 1 :] if s.sentence == span.sentence]
+            acted = " ".join([lowered, *(_lowered(text, s) for s in rest)])
+            if negated is not None and negated.search(acted):
+                acted = lowered
+            elif rest:  # quoted whole, dated by the one date its sentence tells
+                said = " ".join(text[span.start : rest[-1].end].split())[:QUOTE_CHARS]
+                step_base = {**base, "quote": said}
+                whole = [s for s in spans if s.sentence == span.sentence]
+                told_dates = {
+                    m.value
+                    for m in find_dates(
+                        " ".join(text[whole[0].start : whole[-1].end].lower().split()), now=now
+                    )
+                    if m.value not in gone
+                }
+                step_dates = step_dates or (sorted(told_dates) if len(told_dates) == 1 else [])
+        done = _says(lex.step_acts, acted) and not wished[n]
         told = [
             (t.start(), t.end(), bool(re.search(r"[가-힣]", t.group(0))))
-            for t in _patterns(lex.told_to)[""].finditer(lowered)
+            for t in _patterns(lex.told_to)[""].finditer(acted)
         ]
         for body, pattern in _patterns(lex.steps).items():
             said = pattern.search(lowered)
             if said and not planned and done and not _told_to(said, told):
-                date = next((m.value for m in dates), None)
-                items.append({"section": "steps", "body": body, "date": date, **base})
+                date = next(iter(step_dates), None)
+                items.append({"section": "steps", "body": body, "date": date, **step_base})
         if evidence is not None and tells_holding(kn, clause) and not planned:
             for option in evidence.options:
                 if any(_word_in(word.lower(), lowered) for word in option.synonyms):
                     items.append({"section": "evidence", "kind": option.value, **base})
     return items
+
+
+def _lowered(text: str, span: Any) -> str:
+    return " ".join(text[span.start : span.end].lower().split())
 
 
 def _told_to(body: re.Match[str], told: list[tuple[int, int, bool]]) -> bool:
@@ -454,16 +513,25 @@ def noted(
     at: str,
     now: datetime,
     reading: Reading | None = None,
+    sub_type: str | None = None,
 ) -> list[dict[str, Any]]:
     """The memo after reading one more message."""
-    return added(memo, message_items(kn, text, at=at, now=now, reading=reading))
+    return added(memo, message_items(kn, text, at=at, now=now, reading=reading, sub_type=sub_type))
 
 
 def message_items(
-    kn: Knowledge, text: str, *, at: str, now: datetime, reading: Reading | None = None
+    kn: Knowledge,
+    text: str,
+    *,
+    at: str,
+    now: datetime,
+    reading: Reading | None = None,
+    sub_type: str | None = None,
 ) -> list[dict[str, Any]]:
     """The items one message tells (`read_items` with the story's negations)."""
-    return read_items(kn, text, at=at, now=now, reading=reading, negated=_negation(kn))
+    return read_items(
+        kn, text, at=at, now=now, reading=reading, negated=_negation(kn), sub_type=sub_type
+    )
 
 
 def _negation(kn: Knowledge) -> re.Pattern[str]:
