@@ -65,11 +65,14 @@ async def collect(
     for session in sessions:
         record = await repo.case_record(engine=engine, session=session)
         record["alerts"] = alerts.get(session.id, [])
-        record["deadlines"] = deadlines_of(record) if deadlines_of else []
-        # urgent: a deadline close by, or a safety alert raised in the conversation
-        record["urgent"] = any(d["urgent"] for d in record["deadlines"]) or bool(record["alerts"])
         state = await intake_state(session.id) if intake_state is not None else {}
         said = state or (record["structured"] or {})
+        # the deadlines its facts give and those the person told (its memo)
+        record["deadlines"] = (
+            deadlines_of(record | {"memo": said.get("memo")}) if deadlines_of else []
+        )
+        # urgent: a deadline close by, or a safety alert raised in the conversation
+        record["urgent"] = any(d["urgent"] for d in record["deadlines"]) or bool(record["alerts"])
         rows.append(
             {key: record[key] for key in EXPORT_KEYS}
             | {"evidence_files": record["evidence_files"]}

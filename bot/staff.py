@@ -32,6 +32,7 @@ class StaffViews:
             record.get("facts") or {},
             lang,
             today,
+            record.get("memo") or [],
         )
         return [
             d.as_dict() | {"days_left": d.days_left(today), "urgent": d.due_soon(today)}

@@ -56,8 +56,11 @@ class IntakeSpec(GraphSpec):
     # A message (text, or the data of a pressed button) to a finished intake: (state updates,
     # replies), or None when it changes nothing.
     amend: Callable[[Any, dict[str, Any], str, str], Awaitable[tuple[dict[str, Any], list] | None]]
-    # The deadlines a case's facts give (knowledge, sub-type, facts, language, today).
-    deadlines: Callable[[Knowledge, str | None, dict[str, Any], str, date], list[Any]]
+    # The deadlines of a case (knowledge, sub-type, facts, language, today, memo items): those
+    # its memo says the person told, and those its facts give.
+    deadlines: Callable[
+        [Knowledge, str | None, dict[str, Any], str, date, list[dict[str, Any]] | None], list[Any]
+    ]
 
 
 LEGAL = IntakeSpec(
@@ -69,7 +72,7 @@ LEGAL = IntakeSpec(
     current_prompt=legal_records.current_prompt,
     draft_text=legal_records.draft_text,
     amend=legal_amend.amend,
-    deadlines=legal_deadlines.work_out,
+    deadlines=legal_deadlines.listed,
 )
 # The medical assistant is no form: the engine reads its state through graphs/medical/records.py.
 MEDICAL = GraphSpec(

@@ -148,6 +148,32 @@ def test_the_summary_shows_each_deadline_with_its_rule(
     assert summary["text"].startswith("⏰") and "2026-12-03" in summary["text"].splitlines()[0]
 
 
+def test_a_deadline_the_person_told_is_listed_in_their_words(
+    knowledge: Knowledge, kb: KnowledgeBase
+) -> None:
+    said = "의견제출 기한이 12월 5일까지라고 적혀 있어요"
+    chronology = [
+        {"section": "chronology", "id": "m1", "date": "2026-12-05", "quote": said},
+        # a day ahead told as no deadline, one passed, one known to the month: none listed
+        {"section": "chronology", "id": "m2", "date": "2026-12-01", "quote": "12월 1일에 이사"},
+        {"section": "chronology", "id": "m3", "date": "2026-11-20", "quote": "11월 20일까지 내라"},
+        {"section": "chronology", "id": "m4", "date": "2026-12", "quote": "12월까지 내래요"},
+    ]
+    state = {
+        "sub_type": "BUSINESS_SUSPENSION",
+        "case_type": "ADMINISTRATIVE",
+        "facts": {},
+        "memo": chronology,
+    }
+    summary = build_summary(kb, state, "ko", today=TODAY)
+    deadlines = summary["structured"]["deadlines"]
+    assert [(d["key"], d["due"], d["start_field"]) for d in deadlines] == [
+        ("told", "2026-12-05", "memo:m1")
+    ]
+    assert summary["structured"]["urgent"] is True  # 11 days off
+    assert said in summary["text"] and knowledge.message("deadline_told", "ko") in summary["text"]
+
+
 def now_text(value: str, chat: int) -> Inbound:
     """A message sent now: deadlines are worked out against today's date."""
     return Inbound(chat_id=chat, kind="text", text=value, user_id=5, at=clock.now())
@@ -182,3 +208,23 @@ async def test_sessions_and_export_put_a_close_deadline_first(engine: Engine) ->
     assert rows[0]["deadlines"][0]["key"] == "fine_objection"
     loan_row = next(r for r in rows if r["sub_case_type"] == "LOAN")
     assert loan_row["urgent"] is False and loan_row["deadlines"][0]["key"] == "loan_limitation"
+
+
+async def test_the_export_lists_a_deadline_the_person_told(engine: Engine) -> None:
+    due = clock.now() + timedelta(days=12)
+    said = f"영업정지 사전통지서를 받았는데 의견제출 기한이 {due.month}월 {due.day}일까지래요"
+    await engine.handle(now_text(said, chat=63))
+    reply = await engine.handle(
+        Inbound(
+            chat_id=ADMIN,
+            kind="command",
+            command="export",
+            args=("json", "all"),
+            user_id=ADMIN,
+            at=clock.now(),
+        )
+    )
+    [row] = [r for r in json.loads(reply.documents[0].content) if r["chat_id"] == 63]
+    told = [d for d in row["deadlines"] if d["key"] == "told"]
+    assert [d["due"][5:] for d in told] == [f"{due.month:02d}-{due.day:02d}"]
+    assert row["urgent"] is True and "의견제출 기한" in told[0]["label"]

@@ -8,6 +8,7 @@ a deadline is marked approximate. A deadline due within URGENT_DAYS makes the in
 from __future__ import annotations
 
 import calendar
+import re
 from dataclasses import asdict, dataclass
 from datetime import date, timedelta
 from typing import Any
@@ -105,6 +106,53 @@ def work_out(
                 approximate=approximate,
             )
         )
+    return sorted(found, key=lambda d: d.due)
+
+
+def told(
+    knowledge: Knowledge, memo: list[dict[str, Any]], lang: str, today: date
+) -> list[Deadline]:
+    """The deadlines the person told (a chronology item of a day ahead whose words make it a
+    deadline, a hearing or a summons: memo.yaml `deadline`), each labelled with their words."""
+    words = knowledge.memo.deadline
+    pattern = re.compile("|".join(f"(?:{p})" for p in [*words.ko, *words.en]) or r"(?!)")
+    found: dict[str, Deadline] = {}
+    for item in memo:
+        if item.get("section") != "chronology" or item.get("taken_back"):
+            continue
+        start = _start(item.get("date"))
+        quote = " ".join(str(item.get("quote", "")).split())
+        if start is None or start[1] or start[0] < today or not pattern.search(quote.lower()):
+            continue
+        due = start[0].isoformat()
+        found.setdefault(
+            due,
+            Deadline(
+                key="told",
+                label=f"«{quote}»",
+                rule=knowledge.message("deadline_told", lang),
+                due=due,
+                start_field=f"memo:{item.get('id', '')}",
+                approximate=False,
+            ),
+        )
+    return list(found.values())
+
+
+def listed(
+    knowledge: Knowledge,
+    sub_type: str | None,
+    facts: dict[str, Any],
+    lang: str,
+    today: date,
+    memo: list[dict[str, Any]] | None = None,
+) -> list[Deadline]:
+    """Every deadline of a case, earliest first: those the person told (`told`, from its memo)
+    and those worked out from its facts (`work_out`)."""
+    found = [
+        *told(knowledge, memo or [], lang, today),
+        *work_out(knowledge, sub_type, facts, lang, today),
+    ]
     return sorted(found, key=lambda d: d.due)
 
 

@@ -92,7 +92,7 @@ def build_summary(
     memo = legal_memo.confirmed(
         memo, [i for k, i in links.items() if (provenance.get(k) or {}).get("confirmed")]
     )
-    deadlines = legal_deadlines.work_out(kn, sub_type, facts, lang, today)
+    deadlines = legal_deadlines.listed(kn, sub_type, facts, lang, today, memo)
     emotions = [e["kind"] for e in state.get("emotions", [])]
     corrections = [
         {"field": c["field"], "old": c["old"], "new": c["new"]}
