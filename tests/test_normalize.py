@@ -172,6 +172,8 @@ def test_find_amounts(text: str, expected: list[int]) -> None:
         ("last month", "2026-10"),
         ("last year", "2025"),
         ("2 years ago", "2024"),
+        ("last yr", "2025"),  # the chat abbreviation (legal_set12 B4)
+        ("2 yrs ago", "2024"),
         ("3 days ago", "2026-11-19"),
         ("a month ago", "2026-10"),
         ("June 1, 2024", "2024-06-01"),
@@ -530,6 +532,8 @@ def test_parse_duration_months_none(text: str) -> None:
         # a year told beside a day is its year, not a year of its own (legal_set8 R5)
         ("She died on October 20 last year", ["2025-10-20"]),
         ("last year, October 20", ["2025-10-20"]),
+        ("march 14 last yr", ["2025-03-14"]),
+        ("aug 2 this yr he pushed me into the wall", ["2026-08-02"]),
     ],
 )
 def test_a_year_and_a_weekday_beside_the_dates_of_a_sentence(text, expected) -> None:

@@ -210,7 +210,7 @@ def _relative_month(m: re.Match[str], now: datetime) -> str | None:
 
 def _relative_year(m: re.Match[str], now: datetime) -> str | None:
     """작년, 재작년, 올해, 내년 (optionally with month and day), last/this/next year."""
-    word = re.sub(r"\s+", "", (m["word"] or m["en"]).lower())
+    word = re.sub(r"\s+", "", (m["word"] or m["en"]).lower()).replace("yr", "year")
     offsets = {"재작년": -2, "지지난해": -2, "작년": -1, "지난해": -1, "올해": 0, "금년": 0}
     offsets |= {"내년": 1, "lastyear": -1, "thisyear": 0, "nextyear": 1}
     return _iso(now.year + offsets[word], _opt_int(m["m"]), _opt_int(m["d"]))
@@ -221,7 +221,7 @@ def _ago(m: re.Match[str], now: datetime) -> str | None:
     amount = any_number(m["n"])
     if amount is None or amount != int(amount):
         return _NOT_A_DATE
-    count, unit = int(amount), m["u"].strip().lower()
+    count, unit = int(amount), m["u"].strip().lower().replace("yr", "year")
     if unit in ("일", "day"):
         return _days_from(now, -count)
     if unit in ("주", "주일", "week"):
@@ -422,7 +422,7 @@ _DATE_RULES: list[_DateRule] = [
     (
         re.compile(
             rf"(?<![가-힣])(?P<word>재작년|지지난\s?해|작년|지난\s?해|올해|금년|내년){_MONTH_DAY_KO}"
-            r"|\b(?P<en>(?i:(?:last|this|next)\s+year))\b"
+            r"|\b(?P<en>(?i:(?:last|this|next)\s+(?:year|yr)))\b"
         ),
         _relative_year,
     ),
@@ -450,7 +450,7 @@ _DATE_RULES: list[_DateRule] = [
     (
         re.compile(
             rf"(?i)\b{_EN_MONTH_LEAD}(?P<mon>{_FULL_MONTHS})\s+(?:of\s+)?"
-            r"(?P<rel>last|this|next)\s+year\b"
+            r"(?P<rel>last|this|next)\s+(?:year|yr)\b"
         ),
         _english_month_rel_year,
     ),
@@ -465,7 +465,7 @@ _DATE_RULES: list[_DateRule] = [
         _ko_days_ago,
     ),
     (
-        re.compile(rf"(?i)\b(?P<n>{EN_COUNT})\s+(?P<u>day|week|month|year)s?\s+ago\b"),
+        re.compile(rf"(?i)\b(?P<n>{EN_COUNT})\s+(?P<u>day|week|month|year|yr)s?\s+ago\b"),
         _ago,
     ),
     (
