@@ -175,7 +175,8 @@ def named(text: str) -> list[tuple[str, str]]:
         if name.endswith("달") and text.startswith("라", m.end("name")):
             continue  # "접근금지 해달라고": a request ("…해 달라고"), nobody called 해달
         if plausible_name(name):
-            found.append((m.start(), name, "called"))
+            start, name = _titled(text, m.start(), name)
+            found.append((start, name, "called"))
     for m in _LABELLED.finditer(text):
         name = bare(m.group("name"))
         handle = m.group("label") in ("닉네임", "아이디")  # any word can be a nickname
@@ -197,6 +198,20 @@ def named(text: str) -> list[tuple[str, str]]:
             seen.add(name)
             out.append((name, how))
     return out
+
+
+def _titled(text: str, start: int, called: str) -> tuple[int, str]:
+    """(start, name) of a person called by a full name and a title ("김민수 검사라는 사람":
+    김민수 검사, not the title alone: legal_set12 S1 recorded the scammer as 검사)."""
+    before = re.search(r"(\S+)\s+$", text[:start])
+    if before is None:
+        return start, called
+    name = bare(before.group(1))
+    tokens = get_kiwi().tokenize(called)
+    title = len(tokens) == 1 and tokens[0].tag == "NNG" and len(called) <= 3
+    if title and _KOREAN_NAME.fullmatch(name) and plausible_name(name):
+        return before.start(1), f"{name} {called}"
+    return start, called
 
 
 def party_name(text: str) -> str | None:
