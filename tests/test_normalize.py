@@ -334,6 +334,19 @@ def test_find_dates_every_date_with_span() -> None:
     assert [text[m.start : m.end] for m in found] == ["2024년 3월", "지난달 15일"]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a year told with an age is no date (legal_set12 S1: "2026" in the chronology)
+        ("아버지가 올해 80이신데 보이스피싱을 당하셨어요", []),
+        ("딸은 작년에 17살이었고", []),
+        ("올해 3월에 80세 되셨어요", ["2026-03"]),
+    ],
+)
+def test_a_year_told_with_an_age_is_no_date(text: str, expected: list[str]) -> None:
+    assert [m.value for m in find_dates(text, now=NOW)] == expected
+
+
 def test_find_dates_day_before_ago_is_one_date() -> None:
     assert find_dates("6월 3일 전에 받았어요", now=NOW) == [Match("2026-06-03", 0, 5)]
 

@@ -362,6 +362,10 @@ def _english_month_rel_year(m: re.Match[str], now: datetime) -> str | None:
 
 
 _DAY_KO = r"(?:\s?(?P<d>\d{1,2})\s?일)?"
+# "올해 80이신데", "작년에 17살이었고": a year told with an age is no date of its own
+_AGE_NOT = (
+    r"(?!\s?(?:에\s?)?\d{1,3}\s?(?:살|세|이신|이세|이셨|이었|이에요|이고|인데|이야|이시|이던))"
+)
 _MONTH_DAY_KO = rf"(?:\s?(?P<m>\d{{1,2}})\s?월{_DAY_KO})?"
 _FULL_MONTHS = "|".join(list(_MONTHS)[:12])  # 'in may', not 'in mar'
 # A decimal number is no month.day: '1.5억', '2.5년', '4.5점', '1.5 million', 'v1.2'.
@@ -421,7 +425,8 @@ _DATE_RULES: list[_DateRule] = [
     ),
     (
         re.compile(
-            rf"(?<![가-힣])(?P<word>재작년|지지난\s?해|작년|지난\s?해|올해|금년|내년){_MONTH_DAY_KO}"
+            rf"(?<![가-힣])(?P<word>재작년|지지난\s?해|작년|지난\s?해|올해|금년|내년){_AGE_NOT}"
+            rf"{_MONTH_DAY_KO}"
             r"|\b(?P<en>(?i:(?:last|this|next)\s+(?:year|yr)))\b"
         ),
         _relative_year,
