@@ -334,3 +334,21 @@ async def test_what_a_message_after_the_summary_adds_to_the_memo_is_named(engine
     assert "갚은 돈 500,000원" in said
     values = await graph_values(engine)
     assert any(i.get("amount") == 500_000 for i in values["memo"])
+
+
+async def test_a_wish_told_with_a_question_after_the_summary_keeps_both(engine: Engine) -> None:
+    # legal_set12 B4: the wish was dropped and the person told to start a new intake
+    await finished(engine)
+    reply = await engine.handle(
+        text("그리고 이자까지 다 받고 싶어요. 지급명령 신청하면 얼마나 걸려요?", minutes=2)
+    )
+    values = await graph_values(engine)
+    assert "이자까지 다 받고 싶어요" in values["facts"]["desired_outcome"]
+    assert any("지급명령" in q["text"] for q in values["questions"])
+    assert "/new" not in joined(reply)  # no "this intake is complete, start a new one"
+    # a question alone is listed and kept, changing nothing else
+    before = values["facts"]
+    await engine.handle(text("소송비용은 누가 내요?", minutes=3))
+    values = await graph_values(engine)
+    assert values["facts"] == before
+    assert any("소송비용" in q["text"] for q in values["questions"])

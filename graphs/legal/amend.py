@@ -133,12 +133,17 @@ async def amend(
             prompts.confirm_changes(kn, sub_type, proposed, lang, told.get("memo", memo))
         ]
     talk = converse(kn, sub_type, text, lang, values)  # type: ignore[arg-type]
+    answered: list[Message] = []
     if talk is not None:
         messages, questions = talk
-        if questions and questions != values.get("questions", []):
-            # answered where K3 can, listed; what else the message told is kept too
-            return {"questions": questions, "addenda": _added(values, text, at), **told}, messages
-        return None  # thanks, small talk: nothing to keep
+        if not questions or questions == values.get("questions", []):
+            return None  # thanks, small talk: nothing to keep
+        if not told and wants.with_wishes(kn, facts, text) is None:
+            # answered where K3 can, listed, and kept for the lawyer
+            return {"questions": questions, "addenda": _added(values, text, at)}, messages
+        # a question beside a wish or new items ("what i want: divorce, custody … and can i
+        # take the kids to the US after?": legal_set12 B4 kept neither): both kept
+        answered, listed = messages, {"questions": questions}
     # Nothing to change: kept for the lawyer as the person said it.
     updates: dict[str, Any] = {"addenda": _added(values, text, at), **listed}
     key = "addendum_unread_correction" if ex.correction else "addendum_kept"
@@ -172,7 +177,7 @@ async def amend(
         )
     summary = await _rebuilt(ctx, values, updates)
     updates["summary"] = summary
-    return updates, messages
+    return updates, [*answered, *messages]
 
 
 async def _settle(
