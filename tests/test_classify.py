@@ -248,3 +248,12 @@ def test_lemmas_keep_numbers_and_lower_english() -> None:
     assert "300" in found
     assert "빌리" in found
     assert found[-3:] == ["he", "won't", "pay"]
+
+
+def test_a_pedestrian_hit_by_a_car_is_no_licence_case(classifier: CaseClassifier) -> None:
+    # legal_set12 A4: the driver named in the story made it a licence case, picked for sure
+    result = classifier.classify(
+        "어머니가 10월 14일 저녁 횡단보도에서 초록불에 건너시다가 우회전하던 SUV에 치이셨습니다. "
+        "운전자는 오태석이라는 40대 남자입니다."
+    )
+    assert result.top is not None and result.top.sub_type == "DAMAGES"
