@@ -226,6 +226,9 @@ async def test_graph_reasks_a_counterparty_given_as_a_date(
         ("김과장이라는 사람이 단톡방에서 욕했어요", "김과장"),
         # a full name and a title: both, never the title alone (legal_set12 S1)
         ("서울중앙지검 김민수 검사라는 사람한테 전화가 왔대요", "김민수 검사"),
+        # a name after an English label, a company with "(주)" after a space (legal_set12 S2)
+        ("company name 대성정밀 (주). boss name 김대성 사장.", "대성정밀"),
+        ("대성정밀 (주)에서 일했어요", "대성정밀 (주)"),
         ("한빛대부라고 했던거 같은데 거기 박실장이라는 사람이 전화해요", "한빛대부"),
         ("동진산업이라는 하청업체고요 원청은 세광건설이에요", "동진산업"),
         # a nickname given as one (legal_set8 R2, Q1: "달빛고양이라" and "하늘바다77이" were kept)
