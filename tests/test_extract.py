@@ -687,3 +687,22 @@ def test_a_day_put_right_alone_is_read_in_the_month_it_corrects(
     sub_type = "INHERITANCE" if field == "death_date" else "SCHOOL_VIOLENCE"
     reading = extractor.read(text, sub_type=sub_type, asked=field, now=NOVEMBER)
     assert reading.answer == answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "어머니 대신 문의드립니다. 어머니(72세) 아파트 인테리어를 한결인테리어 정우성 대표한테 맡겼는데 "
+        "돈만 받고 공사를 중단했어요",
+        "I'm writing on behalf of my mother. The contractor took my mother's money and left.",
+    ],
+)
+def test_the_person_written_for_is_not_the_other_party(extractor: FactExtractor, text: str) -> None:
+    # legal_set12 S6: "어머니 대신" made the other party family (가족·친척)
+    reading = extractor.read(text, sub_type="DAMAGES", asked=None, now=NOVEMBER)
+    assert reading.facts.get("counterparty_type") != "family"
+    # the family said as the other party still is
+    reading = extractor.read(
+        "친형한테 2천만원 빌려줬는데 안 갚아요", sub_type="LOAN", asked=None, now=NOVEMBER
+    )
+    assert reading.facts.get("counterparty_type") == "family"

@@ -1031,7 +1031,10 @@ class FactExtractor:
                 continue
             if spec.cues and not any(cue.lower() in scope.plain_lowered for cue in spec.cues):
                 continue  # "my brother took everything" names no one who died
-            matches = self.match_options(spec, scope.plain_lowered)
+            lowered = scope.plain_lowered
+            if key == "counterparty_type":
+                lowered = _without_the_represented(lowered)
+            matches = self.match_options(spec, lowered)
             if matches and spec.kind == "choice" and len(matches) == 1:
                 values.append(Value("choice", matches[0], field=key, fields=(key,), **_WHOLE))
             elif matches and spec.kind == "multi_choice":  # "바람을 피워서" -> grounds: affair
@@ -1349,6 +1352,23 @@ def _ends_in_verb(text: str) -> bool:
 # A full Korean name standing alone in an answer ("네 김민수요"): surname and given name.
 _NAME_WORD = re.compile(rf"(?<![가-힣]){names.SURNAME}[가-힣]{{2}}(?=요|이요|예요|이에요|\s|$)")
 _WHOLE: dict[str, Any] = {"span": None, "said": "", "role": Role.FACT}  # read from the whole text
+
+
+# The person written for: "어머니 대신 문의드립니다", "on behalf of my mother", "for my dad".
+_REPRESENTED = re.compile(
+    r"(?P<ko>[가-힣]+?)(?:을|를|님)?\s?대신|\b(?:on behalf of|for) (?:my|our) (?P<en>[a-z]+)"
+)
+
+
+def _without_the_represented(lowered: str) -> str:
+    """The text with every mention of the person it is written for blanked: "어머니 대신
+    문의드립니다. 어머니(72세) … 한결인테리어 대표" is about a business, not the family
+    (legal_set12 S6 prefilled 가족·친척 as the other party's type)."""
+    for m in _REPRESENTED.finditer(lowered):
+        word = m.group("ko") or m.group("en")
+        if len(word) >= 2:
+            lowered = re.sub(re.escape(word), " " * len(word), lowered)
+    return lowered
 
 
 # The roles of the memo's parties that are never the other party: a name beside one of these
