@@ -315,7 +315,9 @@ class LegalTurns:
         await self._prune_checkpoints(session_id)
         if "summary" in updates:
             log.info("chat=%s session=%s summary amended", sv.chat_tag(inbound.chat_id), session_id)
-        elif "proposed" not in updates:  # a question back, answered or noted: it is done
+        elif "proposed" not in updates and not reply.alerts:
+            # a question back, answered or noted: it is done. Never after a safety reply
+            # ("should i really call 112?" was told to start a new intake: legal_set13 B4)
             reply.add(sv.knowledge.message("session_completed", reply.lang))
         return True
 

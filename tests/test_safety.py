@@ -551,6 +551,10 @@ NEAR_MISSES: dict[str, list[str]] = {
         "3년 전에 흉기로 협박당했어요",
     ],
     "VIOLENCE_NOW": [
+        # a blow in a relationship that has ended (legal_set13 B4)
+        "he sends like 50+ messages a day on kakao and insta, i block him and he makes new"
+        " accounts. in august when we were still dating he grabbed my arm hard once, that was"
+        " scary but he never hit me",
         "작년에 남편이 저한테 컵을 던졌어요",
         "공을 친구한테 던졌어요",
         # legal_set8 S1: last month's assault told in detail, the -고 in the past sentence
