@@ -28,10 +28,14 @@ QUESTIONS = [
     ("Is there anything I should know?", "notes"),
     ("He still hasn't paid. Can I sue him?", "chances"),
     ("감사합니다. 그런데 비용은 얼마예요?", "cost"),
+    # the plain "-나" ending, typed without a mark (legal_set13 R4)
+    ("작년에온거 차용증없어도되나", None),
 ]
 NOT_QUESTIONS = [
     "한 천만원?",
     "작년 3월이었나?",
+    "작년 3월이었나",
+    "증거는 하나",
     "2주 전쯤?",
     "300만원이요?",
     "있다니까요",
