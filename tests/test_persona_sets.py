@@ -86,6 +86,7 @@ ON_ITS_MESSAGE = {
     "legal_set10",
     "legal_set11",
     "legal_set12",
+    "legal_set13",
 }
 
 
