@@ -717,6 +717,7 @@ MEMO_TITLES = (
     "planned",
     "confirmed",
     "year_assumed",
+    "undated",
 )
 
 
@@ -732,6 +733,7 @@ class MemoLexicon(Strict):
     step_acts: LangPatterns = LangPatterns()  # a step taken, not a loan from a bank
     told_to: LangPatterns = LangPatterns()  # a step someone said to take, not one taken
     deadline: LangPatterns = LangPatterns()  # a day ahead told as a deadline or a hearing
+    remove: LangPatterns = LangPatterns()  # the person asks to delete an item of their record
     # sub-type -> key field -> money roles whose item holds its value (checked against K2)
     key_roles: dict[str, dict[str, list[str]]] = {}
 

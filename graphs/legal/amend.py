@@ -43,6 +43,7 @@ from graphs.legal.nodes import (
     name_fixes,
     read_context,
     split_party,
+    suggestions,
     typed_verdict,
 )
 from graphs.legal.state import Message
@@ -105,13 +106,10 @@ async def amend(
     named |= {p["field"] for p in proposed}
     # "혈중알코올농도는 0.081이에요", "경찰 신고 예 아니고 아니요": a field's label and its value
     proposed += labelled_fixes(kn, sub_type, facts, text, now=ctx.now, named=named)
-    for key, value in ex.suggested.items():
-        # a correction only a model read in context ("상대방 수사관 아니고 김민수요"): shown old →
-        # new like any other, never applied before the yes
-        if key in kn.k2.fields and key not in named and (key in ex.cued or key not in facts):
-            if facts.get(key) != value:
-                proposed.append(change(key, facts.get(key), value, text))
-                named.add(key)
+    # a correction or a refinement only a model read in context ("상대방 수사관 아니고
+    # 김민수요"): shown old → new like any other, never applied before the yes
+    proposed += suggestions(kn, ex, facts, named=named)
+    named |= {p["field"] for p in proposed}
     for key, value in read.new.items():
         # A field still missing is filled only by a value said of it ("보증금은 1억이에요"):
         # a bare "3.14" or "어제요" after the summary dates nothing.
@@ -121,7 +119,7 @@ async def amend(
     # listed for the lawyer whatever else the message does.
     _, asked = asked_along(kn, sub_type, ex, lang, values.get("questions", []), whole=True)
     listed = {"questions": asked} if asked != values.get("questions", []) else {}
-    proposed += item_fixes(kn, memo, ex, ctx.now)
+    proposed += item_fixes(kn, memo, ex, ctx.now, lang)
     proposed += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed}]
     proposed = kept_as_said(proposed, text, now=ctx.now)  # "80만원 맞아요": no change of it
     proposed = beside_paired(proposed, paired, memo=memo, cues=field_cues(kn, sub_type, facts))

@@ -244,7 +244,7 @@ def kept_as_said(
             _is_said(old, m.value, kind) and _SAID_RIGHT.match(lowered, m.end) for m in found
         )
 
-    return [p for p in proposed if not right(p.get("old"))]
+    return [p for p in proposed if p.get("remove") or not right(p.get("old"))]
 
 
 def numbers_taken_back(text: str) -> bool:

@@ -96,12 +96,18 @@ class LLMCorrection(BaseModel):
     )
 
 
+class LLMRemoval(BaseModel):
+    item: str = Field(max_length=10, description="the memo item's id (m1, m2, …)")
+    said: str = Field(max_length=300, description="the exact words asking to remove it")
+
+
 class LLMReading(BaseModel):
     clauses: list[LLMClause] = Field(default_factory=list, max_length=30)
     values: list[LLMValue] = Field(default_factory=list, max_length=40)
     unknown: bool = Field(False, description="they say they do not know the asked field")
     items: list[LLMItem] = Field(default_factory=list, max_length=40)
     corrections: list[LLMCorrection] = Field(default_factory=list, max_length=10)
+    remove: list[LLMRemoval] = Field(default_factory=list, max_length=10)
     new_matter: bool = Field(False, description="the message is about another legal problem")
     danger_now: bool = Field(
         False, description="someone is in danger now or within hours (see the instructions)"
@@ -135,15 +141,23 @@ Answer with:
 - items: everything else a lawyer's intake memo keeps, each with `said` copied exactly from the
   message and its `kind`:
   money (said holds one amount; kind: {money}),
-  chronology (said holds the date words and what happened; planned: true for a plan, a promise
-  or a threat, also one whose day has passed),
+  chronology (said holds the date words and what happened, or what happened alone when no
+  date is told; planned: true for a plan, a promise, a threat, a deadline, a hearing or an
+  appointment ahead, also one whose day has passed),
   parties (said is a name or a short description; kind: {parties}; an acquaintance is also a
   partner or an ex-partner),
   steps (a step taken with an authority; kind: {steps}), evidence (a record the person has, not
   one threatened; kind: {evidence}).
+- A value that completes or refines one already in the record (a full name after "my boss",
+  the exact amount after "about", more evidence kinds) is given under values as a fact; the
+  person is shown the record's value and the new one before anything changes.
 - corrections: a value of the record the person says is wrong: the field key (or the memo
   item's id, m1, m2, …) and the exact words of the right value (for a yes/no or choice field
   also `meant`: the whole right value, e.g. the codes that remain after one is removed).
+- remove: a memo item the person asks to delete (wrong, or told twice): its id and the words
+  asking for it.
+- A question the person asks (of the lawyer or the bot) is a clause with the act "question",
+  its text copied exactly.
 - new_matter: true only when the message is about a different legal problem than this case.
 - danger_now: true when, read with the record, the message tells that the person (or someone
   with them, a child) is in danger now or within hours: someone hurting or threatening them,
@@ -251,6 +265,13 @@ class LLMBrain:
                 {"item": fix.field, "said": fix.said}
                 for fix in said.corrections
                 if _ITEM_ID.fullmatch(fix.field) and " ".join(fix.said.lower().split()) in lowered
+            )
+            + tuple(
+                {"item": gone.item, "said": gone.said, "remove": True}
+                for gone in said.remove
+                if _ITEM_ID.fullmatch(gone.item)
+                and gone.said.strip()
+                and " ".join(gone.said.lower().split()) in lowered
             ),
         )
 
@@ -399,12 +420,8 @@ class LLMBrain:
                     for v in values
                 ]
         answered = any(v.role is Role.ANSWER for v in values)
-        acts = {" ".join(c.text.lower().split()): c.acts for c in said.clauses}
         clauses = tuple(
-            replace(
-                c, acts=c.acts | {Act(a) for a in acts.get(" ".join(c.text.lower().split()), ())}
-            )
-            for c in ruled.clauses
+            replace(c, acts=c.acts | _model_acts(c.text, said.clauses)) for c in ruled.clauses
         )
         return replace(
             ruled,
@@ -440,6 +457,25 @@ class LLMBrain:
             log.warning("LLM %s: over the turn's budget; the rules take this call", task)
             return None
         return result
+
+
+def _model_acts(text: str, clauses: list[LLMClause]) -> frozenset[Act]:
+    """The acts the model gives a rules' clause: those of its clause of the same words, and a
+    question of a clause the model cut otherwise (inside this one, or mostly this one) — a
+    question back is listed for the lawyer however the sentence was cut."""
+    mine = " ".join(text.lower().split())
+    acts: set[Act] = set()
+    for clause in clauses:
+        theirs = " ".join(clause.text.lower().split())
+        if not theirs:
+            continue
+        if theirs == mine:
+            acts |= {Act(a) for a in clause.acts}
+        elif "question" in clause.acts and (
+            theirs in mine or (mine in theirs and 2 * len(mine) >= len(theirs))
+        ):
+            acts.add(Act.QUESTION)
+    return frozenset(acts)
 
 
 def _field_line(spec: Any, key: str) -> str:
@@ -498,9 +534,10 @@ def checked_items(
                 | {"party": None, "planned": item.planned, **base}
             )
         elif item.section == "chronology":
-            if date is None or (not item.planned and is_future(date, now=now)):
+            if date is not None and not item.planned and is_future(date, now=now):
                 continue
-            yearless = {"yearless": True} if dates[0].yearless else {}
+            # an event told with no date is kept undated (a lawyer's memo holds it all the same)
+            yearless = {"yearless": True} if dates and dates[0].yearless else {}
             out.append(
                 {"section": "chronology", "date": date, "planned": item.planned, **base} | yearless
             )

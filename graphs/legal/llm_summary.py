@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from graphs.common.context import Context
 from graphs.common.llm import LLMFailure
+from graphs.legal import memo as legal_memo
 from graphs.legal.narrative_checks import Record, check_sentence
 from graphs.legal.prompts import format_value
 
@@ -144,11 +145,7 @@ def facts_text(ctx: Context, state: dict[str, Any]) -> str:
     memo = state.get("memo") or []
     if memo:
         lines += ["", "Memo items:"]
-    for item in memo:
-        value = item.get("amount") or item.get("date") or item.get("name") or item.get("body")
-        kind = item.get("role") or item.get("kind") or ""
-        ahead = " (ahead)" if item.get("planned") else ""
-        lines.append(f"- {item['id']} {item['section']}: {value} {kind}{ahead} «{item['quote']}»")
+    lines += [line for line in map(legal_memo.record_line, memo) if line]
     lines += [
         "",
         "The person's account (action_description):",

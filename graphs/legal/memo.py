@@ -39,6 +39,7 @@ from knowledge.loader import Knowledge
 from knowledge.models import LangPatterns, MemoWords
 
 SECTIONS = ("chronology", "money", "parties", "steps", "evidence")
+REMOVED = "removed"  # the section of an item the person had removed (no section shows it)
 QUOTE_CHARS = 160  # of the clause kept with an item
 MAX_ITEMS = 150  # items per intake (the oldest are kept; later ones past it are dropped)
 UNCLEAR = "unclear"
@@ -475,7 +476,8 @@ def added(
     a recorded one it covers ("6월" beside 2026-06-10), an amount of unclear role beside the
     same amount recorded; in a message that corrects something (`restating`), the same date
     or amount told again too."""
-    seen = {_key(item) for item in memo}
+    # an item the person had removed is not read into the memo again from the same words
+    seen = {_key(item.get("held", item)) for item in memo}
     earlier = list(memo)
     out = list(memo)
     for item in items:
@@ -661,8 +663,8 @@ def ordered(memo: list[dict[str, Any]], section: str) -> list[dict[str, Any]]:
     """A section's items; the chronology in date order (a month before its days, told order
     kept within the same date)."""
     items = [i for i in memo if i["section"] == section]
-    if section == "chronology":
-        items.sort(key=lambda i: i["date"])
+    if section == "chronology":  # an event told without a date (a model's) after the dated
+        items.sort(key=lambda i: (i["date"] is None, str(i["date"])))
     return items
 
 
@@ -684,7 +686,9 @@ def checked_keys(
     is asked): a wrong key field is worse than a missing one."""
     roles = kn.memo.key_roles.get(sub_type, {})
     money = [i for i in items if i["section"] == "money" and not i.get("planned")]
-    dated = [i for i in items if i["section"] == "chronology" and not i.get("planned")]
+    dated = [
+        i for i in items if i["section"] == "chronology" and i["date"] and not i.get("planned")
+    ]
     ahead = {i["date"] for i in items if i["section"] == "chronology" and i.get("planned")}
     out = dict(found)
     for key, value in found.items():
@@ -762,16 +766,61 @@ def item_fix(
     return {"field": ITEM + item_id, "old": old, "new": new}
 
 
+def item_removal(
+    kn: Knowledge, memo: list[dict[str, Any]], item_id: str, lang: str = "ko"
+) -> dict[str, Any] | None:
+    """The proposed removal of a memo item the person says is wrong or told twice, shown with
+    the item's value before it is made; None for no such item."""
+    item = next((i for i in memo if i.get("id") == item_id and i["section"] in SECTIONS), None)
+    if item is None:
+        return None
+    return {"field": ITEM + item_id, "old": item_brief(kn, item, lang), "new": None, "remove": True}
+
+
+def removals(
+    kn: Knowledge, memo: list[dict[str, Any]], text: str, lang: str
+) -> list[dict[str, Any]]:
+    """The rules' reading of a request to delete an item ("경위에 2026-11-23 이거 아직 있어요
+    지워주세요"): a word of memo.yaml `remove` and the value of exactly one item as the record
+    shows it (a date, an amount, a name); none otherwise (a wrong removal is worse than none)."""
+    lowered = " ".join(text.lower().split())
+    if not _says(kn.memo.remove, lowered):
+        return []
+    digits = re.sub(r"[,\s]", "", lowered)
+    named = [
+        item
+        for item in memo
+        if item["section"] in SECTIONS
+        and (
+            (item["section"] == "chronology" and item["date"] and str(item["date"]) in lowered)
+            or (item["section"] == "money" and f"{item['amount']}원" in digits)
+            or (
+                item["section"] == "parties"
+                and len(item["name"]) >= 2
+                and item["name"].lower() in lowered
+            )
+        )
+    ]
+    if len(named) != 1:
+        return []
+    made = item_removal(kn, memo, named[0]["id"], lang)
+    return [made] if made else []
+
+
 def with_fixes(
     memo: list[dict[str, Any]], proposed: Iterable[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """The memo with the confirmed changes of its items made: the new value, confirmed, the
-    old one kept beside it (`was`)."""
+    old one kept beside it (`was`); an item removed stays as `REMOVED`, with what it held, so
+    its id is never given again and staff can see what the person struck out."""
     fixes = {c["field"].removeprefix(ITEM): c for c in proposed if is_item(c["field"])}
     out = []
     for item in memo:
         fix = fixes.get(item.get("id", ""))
-        if fix is not None and item["section"] in _VALUE_OF:
+        if fix is not None and fix.get("remove") and item["section"] in SECTIONS:
+            held = {k: v for k, v in item.items() if k != "id"}
+            item = {"id": item["id"], "section": REMOVED, "held": held, "confirmed": True}
+        elif fix is not None and item["section"] in _VALUE_OF:
             key = _VALUE_OF[item["section"]]
             item = {**item, key: fix["new"], "was": fix["old"], "confirmed": True}
         out.append(item)
@@ -802,6 +851,20 @@ def item_brief(kn: Knowledge, item: dict[str, Any], lang: str) -> str:
         option = next((o for o in spec.options if o.value == item["kind"]), None) if spec else None
         return option.label.get(lang) if option else str(item["kind"])
     return str(item.get("date") or item.get("name") or "")
+
+
+def record_line(item: dict[str, Any], quote_chars: int = QUOTE_CHARS) -> str | None:
+    """An item as a model reads the record ("- m3 money: 5000000 lent «…»"); None for one the
+    person had removed."""
+    if item["section"] not in SECTIONS:
+        return None
+    value = item.get("amount") or item.get("date") or item.get("name") or item.get("body")
+    if item["section"] == "chronology" and not item.get("date"):
+        value = "(date not told)"
+    kind = item.get("role") or item.get("kind") or ""
+    ahead = " (ahead)" if item.get("planned") else ""
+    ahead += " (year not said)" if item.get("yearless") else ""
+    return f"- {item['id']} {item['section']}: {value or ''} {kind}{ahead} «{item['quote'][:quote_chars]}»"
 
 
 def shown(value: Any, lang: str) -> str:

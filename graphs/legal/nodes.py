@@ -25,7 +25,8 @@ from graphs.common.normalize import (
     parse_yes_no,
     phrase_polarity,
 )
-from graphs.common.reading import Reading
+from graphs.common.normalize.amounts import bare_in_man
+from graphs.common.reading import Reading, Role
 from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, wants
@@ -39,6 +40,7 @@ from graphs.legal.changes import (
     name_corrections,
     numbers_taken_back,
     paired_corrections,
+    same_value,
     sort_facts,
     taken_back_field,
 )
@@ -48,6 +50,7 @@ from graphs.legal.state import LegalState, Message
 from graphs.legal.summary import build_summary
 from graphs.legal.years import story_years, years_asked
 from knowledge.loader import Knowledge
+from knowledge.models import FieldSpec
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
@@ -416,6 +419,7 @@ class _Answer:
     quote: str = ""
     approx: set[str] = dataclasses.field(default_factory=set)
     summed: bool = False  # the asked amount adds up parts the person listed: confirmed first
+    in_man: str = ""  # the bare number read as counted in 만 ("50이요"): confirmed first
 
     @classmethod
     def of(cls, state: LegalState, ctx: Context) -> _Answer:
@@ -601,7 +605,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     ]
     named |= {c["field"] for c in proposed_now}
     proposed_now += [c for c in name_fixes(kn, sub_type, facts, text) if c["field"] not in named]
-    proposed_now += item_fixes(kn, update.get("memo", state.get("memo", [])), ex, ctx.now)
+    proposed_now += item_fixes(kn, update.get("memo", state.get("memo", [])), ex, ctx.now, lang)
     proposed_now += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed_now}]
     proposed_now += suggestions(kn, ex, facts, asked=key, named=named)
     proposed_now = kept_as_said(proposed_now, text, now=ctx.now)  # "80만원 맞아요": no change
@@ -648,6 +652,8 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     update.update(emotions=emotions, details=details, story=story)
     work.value, work.reason, work.said_unknown = ex.answer, ex.invalid, ex.unknown
     work.summed = ex.answer_summed
+    if kn.k2.field(sub_type, key).kind == "amount" and not work.said_unknown:
+        _amount_in_man(kn.k2.field(sub_type, key), ex, text, lang, work)
     choice = date_choice(ex, facts, text)
     if choice is not None:  # words that fit two days: the person chooses before it is kept
         update["pending"] = choice | {"at": work.at}
@@ -711,6 +717,33 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         work.approx |= _approx(ex, {key: work.value})
 
 
+def _amount_in_man(spec: FieldSpec, ex: Reading, text: str, lang: str, work: _Answer) -> None:
+    """The asked amount as Korean speech gives it: never an amount a word of another field
+    placed ("보증금 5천에 월세 45만원": the 45만원 is the rent, not the deposit asked), and a
+    bare number counted in 만 ("빌린건 50이요", "보증금 5천에") when no amount is written, the
+    one after the field's own word or the only one, kept once the person confirms it."""
+    others = {
+        v.value
+        for v in ex.values
+        if v.role is Role.FACT and v.cued and v.field not in (None, ex.asked)
+    }
+    if work.value in others and not any(v.role is Role.ANSWER and v.cued for v in ex.values):
+        work.value, work.reason = None, "amount_unparsed"
+    if work.value is not None:
+        return
+    bare = bare_in_man(text, korean=lang == "ko")
+    lowered = text.lower()
+    after_cue = [
+        m
+        for m in bare
+        if any(c and c.lower() in lowered[max(0, m.start - 8) : m.start] for c in spec.cues)
+    ]
+    chosen = after_cue if len(after_cue) == 1 else bare if len(bare) == 1 else []
+    if chosen:
+        work.value, work.reason = chosen[0].value, None
+        work.in_man = text[chosen[0].start : chosen[0].end]
+
+
 def _only_kept(state: LegalState, text: str, work: _Answer, kn: Knowledge) -> None:
     """A message that raised a safety alert, read: its facts, details, wishes and questions
     are kept, and the message joins the account; a value of the question asked said beside
@@ -769,11 +802,16 @@ def _apply(
     if value is not None or work.said_unknown:
         update["picked"] = []
     aside = work.aside
-    if value is not None and answer.get("kind") == "text" and (_unsure(kn, text) or work.summed):
+    if (
+        value is not None
+        and answer.get("kind") == "text"
+        and (_unsure(kn, text) or work.summed or work.in_man)
+    ):
         # "한 천만원?", "아마 작년 3월이었나", or parts added up ("3월에 1000만원, 5월에
         # 500만원"): read, but confirmed with a button before it is kept.
         update["pending"] = {"field": key, "value": value, "quote": text[:160]}
         update["pending"] |= {"summed": True} if work.summed else {}
+        update["pending"] |= {"in_man": work.in_man} if work.in_man else {}
         value, aside = None, True
     if value is not None:
         merge_facts(facts, {key: value}, work.corrections)
@@ -851,16 +889,36 @@ def suggestions(
 ) -> list[dict[str, Any]]:
     """Values only a model read (`Reading.suggested`), as changes for the person to confirm
     (`prompts.confirm_changes`) before any is recorded: a field not recorded from nothing, a
-    recorded one only when the model read a correction of it (cued), old → new."""
+    recorded one old → new (`refined`)."""
     out = []
     for key, value in reading.suggested.items():
         if key not in kn.k2.fields or key == asked or key in named:
             continue
-        if key not in facts:
+        if facts.get(key) is None:
             out.append({"field": key, "old": None, "new": value})
-        elif key in reading.cued and facts[key] != value:
-            out.append(change(key, facts[key], value, reading.text))
+            continue
+        if key == "action_description":
+            continue  # the account is the person's words, never a model's value to refine
+        new = refined(kn.k2.fields[key], facts[key], value, corrects=key in reading.cued)
+        if new is not None:
+            out.append(change(key, facts[key], new, reading.text))
     return out
+
+
+def refined(spec: FieldSpec, old: Any, said: Any, *, corrects: bool) -> Any:
+    """What a recorded field becomes by a value a model read in context, None for no change:
+    a correction's value as said; more options of a multi-choice field added to those recorded
+    ("we also have photos"); a longer text field's words beside the recorded ones (the injury,
+    then the surgery); another value of any other field in its place (the company's name after
+    "our factory", the exact amount after an approximate one)."""
+    if same_value(old, said):
+        return None
+    if isinstance(old, list) and isinstance(said, list) and not corrects:
+        more = [code for code in said if code not in old]
+        return [*old, *more] if more else None
+    if spec.kind == "text" and not spec.short and not corrects and isinstance(old, str):
+        return None if str(said) in old else f"{old} / {said}"
+    return said
 
 
 def date_choice(reading: Reading, facts: dict[str, Any], text: str) -> dict[str, Any] | None:
@@ -1037,15 +1095,8 @@ def read_context(
         lines.append(
             f"- {field} ({spec.label.get('en')}): {prompts.format_value(kn, spec, value, 'en')}"
         )
-    items = []
-    for item in state.get("memo", []):
-        value = item.get("amount") or item.get("date") or item.get("name") or item.get("body")
-        kind = item.get("role") or item.get("kind") or ""
-        ahead = " (ahead)" if item.get("planned") else ""
-        ahead += " (year not said)" if item.get("yearless") else ""
-        items.append(
-            f"- {item['id']} {item['section']}: {value or ''} {kind}{ahead} «{item['quote'][:60]}»"
-        )
+    told = (legal_memo.record_line(item, 60) for item in state.get("memo", []))
+    items = [line for line in told if line]
     lines += _latest_fitting(items, RECORD_CHARS - sum(len(line) + 1 for line in lines))
     question, options = "", ()
     if key is not None and not finished:
@@ -1083,15 +1134,26 @@ def memo_corrections(
 
 
 def item_fixes(
-    kn: Knowledge, memo: list[dict[str, Any]], reading: Reading, now: Any
+    kn: Knowledge, memo: list[dict[str, Any]], reading: Reading, now: Any, lang: str
 ) -> list[dict[str, Any]]:
     """Changes of memo items a model read in context ("6월, 9월에 받은 것도 작년이고요"), each
-    read with the item's own reader and shown old → new before it is made."""
+    read with the item's own reader, and items the person asks to delete (the model's, else
+    the rules' `legal_memo.removals`), shown old → new before anything is made."""
     proposed = []
     for fix in reading.item_fixes:
-        made = legal_memo.item_fix(kn, memo, fix["item"], fix["said"], now=now)
+        made = (
+            legal_memo.item_removal(kn, memo, fix["item"], lang)
+            if fix.get("remove")
+            else legal_memo.item_fix(kn, memo, fix["item"], fix["said"], now=now)
+        )
         if made is not None and made["field"] not in {p["field"] for p in proposed}:
             proposed.append(made | {"quote": reading.text[:160]})
+    if not any(p.get("remove") for p in proposed):
+        proposed += [
+            made | {"quote": reading.text[:160]}
+            for made in legal_memo.removals(kn, memo, reading.text, lang)
+            if made["field"] not in {p["field"] for p in proposed}
+        ]
     return proposed
 
 

@@ -150,11 +150,14 @@ def confirm_question(
     """ "보증금을 약 1,000만원으로 적을까요?" with 맞아요 / 아니에요 buttons."""
     key = pending["field"]
     spec = kn.k2.field(sub_type, key)
+    message_key = "confirm_sum" if pending.get("summed") else "confirm_value"
+    words = {"words": pending["in_man"]} if pending.get("in_man") else {}
     text = kn.message(
-        "confirm_sum" if pending.get("summed") else "confirm_value",
+        "confirm_in_man" if words else message_key,
         lang,
         field=spec.label.get(lang),
         value=format_value(kn, spec, pending["value"], lang),
+        **words,
     )
     return message(
         text,
@@ -228,6 +231,9 @@ def confirm_changes(
     for change in proposed:
         if legal_memo.is_item(change["field"]):
             label = legal_memo.item_label(kn, memo or [], change["field"], lang)
+            if change.get("remove"):
+                lines.append(kn.message("remove_line", lang, field=label, old=change["old"]))
+                continue
             old, new = (legal_memo.shown(change[k], lang) for k in ("old", "new"))
             lines.append(kn.message("change_line", lang, field=label, old=old, new=new))
             continue

@@ -294,7 +294,8 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
     def line(item: dict[str, Any]) -> str:
         section = item["section"]
         if section == "chronology":
-            head = item["date"] + (f" ({planned})" if item.get("planned") else "")
+            head = item["date"] or lex.titles["undated"].get(lang)
+            head += f" ({planned})" if item.get("planned") else ""
             head += f" ({assumed})" if item.get("id") in ours else ""
         elif section == "money":
             role = words["money"].get(item["role"]) or (

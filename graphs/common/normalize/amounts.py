@@ -212,6 +212,40 @@ def _amount_value(num: str, mult: str | None, trail: str | None) -> Decimal | No
     return korean_number(num)
 
 
+# A bare number Korean speech counts in 만 ("빌린건 50이요", "보증금 5천에", "총4800"): two to
+# five digits, or a group ending in 천 or 백 ("5천", "삼천"), standing as a word.
+_BARE_MAN = re.compile(
+    rf"(?<![\d.,:/\-])(?P<num>(?:[\d{_K}]?천)?(?:[\d{_K}]?백)?(?<=[천백])|\d{{2,5}})"
+    r"(?=\s|$|[.,!?~)]|(?:은|는|을|를|도|이|에|요|이요|이네요|이에요|예요|이었어요|였어요|이래요|"
+    r"래요|입니다|정도|쯤|씩|이고|인데)(?![가-힣]))"
+)
+
+
+_NOT_MONEY_AFTER = re.compile(r"\s?(?:일|월|시|분|호|층|번|%|세|살)")
+
+
+def bare_in_man(text: str, *, korean: bool) -> list[Match]:
+    """The bare numbers of a Korean answer about money that count in 만 as people say them
+    ("빌린건 50이요" is 500,000원, "보증금 5천에 월세 45만원" a deposit of 5천만원): not a year,
+    not inside an amount `find_amounts` reads, not a date, a time or a count. A reading to
+    confirm with the person, never a value to keep on its own: "50" may also be 50원.
+    `korean`: the conversation is in Korean (English speech does not count so)."""
+    if not korean:
+        return []
+    taken = find_amounts(text, asked=True)
+    out = []
+    for m in _BARE_MAN.finditer(text):
+        if any(t.start < m.end() and m.start() < t.end for t in taken):
+            continue
+        if _COUNTED_AFTER.match(text, m.end()) or _NOT_MONEY_AFTER.match(text, m.end()):
+            continue
+        value = korean_number(m["num"])
+        if not value or (m["num"].isdigit() and 1900 <= value <= 2100):
+            continue
+        out.append(Match(to_int(value * BIG_UNITS["만"]), m.start(), m.end()))
+    return out
+
+
 def parse_amount(text: str) -> int | None:
     """The single amount of money (integer KRW) in an answer to a question about an amount, or
     None when there is none or the answer gives two."""

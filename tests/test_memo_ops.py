@@ -1,0 +1,274 @@
+"""What a person may do to the record besides answering (legal_set13's model notes): a bare
+number said as Korean speech counts it ("빌린건 50이요" is 50만원, read and confirmed first); a
+value that refines a recorded one (the model's, shown old → new); an item of the memo asked to
+be deleted ("지워주세요": the rules' reading or the model's, confirmed first); an event the
+model read with no date; a question the model cut otherwise than the rules. Real engine,
+graph and records; the model is the fake OpenAI server on 127.0.0.1 behind the real client."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.engine import Engine
+from graphs.common.normalize.amounts import bare_in_man
+from graphs.common.reading import Reading, Role, Value
+from graphs.legal import memo
+from graphs.legal.nodes import refined, suggestions
+from knowledge.loader import Knowledge
+from tests.fakes.openai_api import FakeOpenAI
+from tests.test_hardening import choice, joined, session_of, text
+from tests.test_llm import llm_settings
+from tests.test_llm_context import CLASSIFIED, LOAN
+
+LEASE = "전세 보증금을 집주인이 안 돌려줘요. 계약은 끝났어요"
+
+
+def reading(**parts) -> str:
+    body = {"clauses": [], "values": [], "items": [], "corrections": [], "remove": []}
+    return json.dumps(body | parts, ensure_ascii=False)
+
+
+@pytest.fixture
+async def fake():
+    async with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+async def llm_engine(fake: FakeOpenAI, tmp_path, knowledge: Knowledge, kb):
+    engine = await Engine.open(llm_settings(tmp_path, fake), knowledge=knowledge, kb=kb)
+    yield engine
+    await engine.close()
+
+
+async def state_of(engine: Engine) -> dict:
+    return await engine.intake_state((await session_of(engine)).id)
+
+
+# --- a bare number counted in 만 ---------------------------------------------------------------
+
+
+def test_bare_numbers_count_in_man_where_korean_speech_does() -> None:
+    def read(said: str) -> list[tuple[int, str]]:
+        return [(m.value, said[m.start : m.end]) for m in bare_in_man(said, korean=True)]
+
+    assert read("빌린건 50이요") == [(500_000, "50")]
+    assert read("보증금 5천에 월세 45만원") == [(50_000_000, "5천")]  # the 45만원 is written
+    assert read("총4800 계약금 1000") == [(48_000_000, "4800"), (10_000_000, "1000")]
+    assert read("3천이요") == [(30_000_000, "3천")]
+    # a year, a day, a time, a count or an age is no amount
+    for said in ("2024년에 빌려줬어요", "12월 5일", "10시에 만났어요", "3명이요", "40세예요"):
+        assert read(said) == []
+    assert bare_in_man("i lent him 50", korean=False) == []  # English speech does not count so
+
+
+async def test_a_bare_number_answer_is_read_in_man_and_confirmed_before_it_is_kept(
+    engine: Engine, knowledge: Knowledge
+) -> None:
+    first = await engine.handle(text(LEASE))
+    assert first.field == "deposit"
+    # the rent's amount is the rent's, never the deposit asked; the bare 5천 is 5천만원
+    shown = await engine.handle(text("보증금 5천에 월세 45만원", minutes=1))
+    assert "'5천'" in joined(shown) and "50,000,000원" in joined(shown)
+    assert "a:deposit:confirm" in [c["data"] for m in shown.messages for c in m["choices"]]
+    state = await state_of(engine)
+    assert "deposit" not in state["facts"] and state["facts"]["monthly_rent"] == 450_000
+    await engine.handle(text("네", minutes=2))
+    state = await state_of(engine)
+    assert state["facts"]["deposit"] == 50_000_000
+    assert state["provenance"]["deposit"]["confirmed"] is True
+
+
+async def test_a_bare_number_read_wrong_is_refused_and_nothing_is_kept(engine: Engine) -> None:
+    await engine.handle(text(LEASE))
+    await engine.handle(text("보증금은 3천이요", minutes=1))
+    refused = await engine.handle(choice("a:deposit:deny"))
+    assert refused.field == "deposit"
+    assert "deposit" not in (await state_of(engine))["facts"]
+
+
+# --- a value that refines a recorded one -------------------------------------------------------
+
+
+def test_a_refinement_adds_options_joins_a_description_and_replaces_a_value(
+    knowledge: Knowledge,
+) -> None:
+    fields = knowledge.k2.fields
+    evidence = fields["evidence_type"]
+    assert refined(evidence, ["messages"], ["photo"], corrects=False) == ["messages", "photo"]
+    assert refined(evidence, ["messages"], ["messages"], corrects=False) is None
+    # a correction's codes are the whole right value ("not photos, only the messages")
+    assert refined(evidence, ["messages", "photo"], ["messages"], corrects=True) == ["messages"]
+    injury = fields["injury_detail"]
+    assert refined(injury, "손가락 다침", "수술 2번", corrects=False) == "손가락 다침 / 수술 2번"
+    assert refined(injury, "손가락 다침 / 수술 2번", "수술 2번", corrects=False) is None
+    # a name or an amount is replaced, shown old → new
+    assert refined(fields["counterparty"], "공장", "대성정밀", corrects=False) == "대성정밀"
+    assert refined(fields["amount"], 5_000_000, 5_850_000, corrects=False) == 5_850_000
+
+
+def test_only_the_models_values_are_suggested_and_never_the_account(knowledge: Knowledge) -> None:
+    def said(field: str, value, kind: str) -> Value:
+        return Value(kind=kind, value=value, span=None, field=field, role=Role.SUGGESTED)
+
+    read = Reading(
+        text="회사 이름은 대성정밀이고 사진도 있어요",
+        values=(
+            said("counterparty", "대성정밀", "text"),
+            said("evidence_type", ["photo"], "multi_choice"),
+            said("action_description", "다른 이야기", "text"),
+            said("incident_date", "2026-10-01", "date"),
+        ),
+    )
+    facts = {
+        "counterparty": "공장",
+        "evidence_type": ["messages"],
+        "action_description": "공장에서 다쳤어요",
+    }
+    shown = {c["field"]: (c["old"], c["new"]) for c in suggestions(knowledge, read, facts)}
+    assert shown == {
+        "counterparty": ("공장", "대성정밀"),
+        "evidence_type": (["messages"], ["messages", "photo"]),
+        "incident_date": (None, "2026-10-01"),  # an empty field: asked as an addition
+    }
+    asked = suggestions(knowledge, read, facts, asked="counterparty", named={"incident_date"})
+    assert [c["field"] for c in asked] == ["evidence_type"]
+
+
+async def test_after_the_summary_a_models_refinement_is_shown_old_to_new(
+    fake: FakeOpenAI, llm_engine: Engine
+) -> None:
+    fake.reply_next(CLASSIFIED, reading())
+    await llm_engine.handle(text(LOAN))
+    fake.reply_next(reading())
+    await llm_engine.handle(text("올해 12월까지요", minutes=1))
+    fake.reply_next(reading())
+    done = await llm_engine.handle(choice("a:evidence:no"))
+    assert done.state == "COMPLETED"
+    said = "참고로 김민수는 회사 동료고 풀네임은 김민수 대리님이에요"
+    fake.reply_next(
+        reading(values=[{"said": "김민수 대리", "field": "counterparty", "role": "fact"}])
+    )
+    shown = await llm_engine.handle(text(said, minutes=3))
+    assert "김민수 → 김민수 대리" in joined(shown)
+    assert (await state_of(llm_engine))["facts"]["counterparty"] == "김민수"  # not before the yes
+    await llm_engine.handle(text("네", minutes=4))
+    assert (await state_of(llm_engine))["facts"]["counterparty"] == "김민수 대리"
+
+
+# --- an item asked to be deleted ---------------------------------------------------------------
+
+
+async def completed_loan(engine: Engine) -> dict:
+    await engine.handle(text(LOAN))
+    await engine.handle(text("올해 12월까지요", minutes=1))
+    done = await engine.handle(choice("a:evidence:no"))
+    assert done.state == "COMPLETED"
+    return await state_of(engine)
+
+
+async def test_an_item_asked_to_be_deleted_is_shown_and_struck_once_confirmed(
+    engine: Engine, knowledge: Knowledge
+) -> None:
+    state = await completed_loan(engine)
+    (lent,) = [i for i in state["memo"] if i["section"] == "chronology" and not i["planned"]]
+    assert lent["date"] == "2025-03"
+    shown = await engine.handle(text("경위에 2025-03 그거 지워주세요 날짜 틀렸어요", minutes=3))
+    assert "2025-03 → 삭제" in joined(shown)
+    assert any(i["id"] == lent["id"] for i in (await state_of(engine))["memo"])
+    await engine.handle(text("네", minutes=4))
+    state = await state_of(engine)
+    struck = next(i for i in state["memo"] if i["id"] == lent["id"])
+    assert struck["section"] == memo.REMOVED and struck["held"]["date"] == "2025-03"
+    assert "2025-03 «" not in state["summary"]["text"]
+    # an item told after it gets the next id: an id is never given twice
+    await engine.handle(text("작년 3월에 500만원 빌려줬어요", minutes=5))
+    state = await state_of(engine)
+    assert len({i["id"] for i in state["memo"]}) == len(state["memo"])
+
+
+def test_a_deletion_names_exactly_one_item_or_none(knowledge: Knowledge) -> None:
+    items = [
+        {"id": "m1", "section": "chronology", "date": "2026-11-23", "quote": "23일에"},
+        {"id": "m2", "section": "money", "amount": 3_400_000, "role": "unclear", "quote": "340"},
+        {"id": "m3", "section": "parties", "name": "Hyundai Avante", "quote": "Hyundai Avante"},
+        {"id": "m4", "section": "chronology", "date": "2026-11-24", "quote": "24일에"},
+    ]
+    gone = memo.removals
+    assert [c["field"] for c in gone(knowledge, items, "2026-11-23 지워주세요", "ko")] == [
+        "memo:m1"
+    ]
+    assert gone(knowledge, items, "3,400,000원 빼 주세요", "ko")[0]["old"] == "3,400,000원"
+    assert gone(knowledge, items, "Hyundai Avante is a car, remove it", "en")[0]["field"] == (
+        "memo:m3"
+    )
+    assert gone(knowledge, items, "2026-11-23 이랑 2026-11-24 지워주세요", "ko") == []  # two
+    assert gone(knowledge, items, "2026-11-23 맞아요", "ko") == []  # no word of removal
+    assert gone(knowledge, items, "다 지워주세요", "ko") == []  # no item named
+
+
+async def test_a_deletion_the_model_reads_is_confirmed_first(
+    fake: FakeOpenAI, llm_engine: Engine
+) -> None:
+    fake.reply_next(CLASSIFIED, reading())
+    await llm_engine.handle(text(LOAN))
+    fake.reply_next(reading())
+    await llm_engine.handle(text("올해 12월까지요", minutes=1))
+    fake.reply_next(reading())
+    await llm_engine.handle(choice("a:evidence:no"))
+    state = await state_of(llm_engine)
+    (party,) = [i for i in state["memo"] if i["section"] == "parties"]
+    said = "관련 인물에 있는 그 사람 이름 항목은 없애 주세요"
+    fake.reply_next(
+        reading(remove=[{"item": party["id"], "said": "없애 주세요"}, {"item": "m99", "said": "x"}])
+    )
+    shown = await llm_engine.handle(text(said, minutes=3))
+    assert f"{party['name']} → 삭제" in joined(shown)
+    await llm_engine.handle(text("아니요", minutes=4))
+    state = await state_of(llm_engine)
+    assert next(i for i in state["memo"] if i["id"] == party["id"])["section"] == "parties"
+
+
+# --- an event with no date, a question cut otherwise ---------------------------------------------
+
+
+async def test_an_event_the_model_reads_without_a_date_is_kept_undated(
+    fake: FakeOpenAI, llm_engine: Engine
+) -> None:
+    said = "그 뒤로 차가 수리 중이라며 계속 미뤘어요"
+    fake.reply_next(CLASSIFIED, reading())
+    await llm_engine.handle(text(LOAN))
+    fake.reply_next(
+        reading(
+            items=[{"section": "chronology", "said": "차가 수리 중이라며 계속 미뤘어요"}],
+            clauses=[{"text": "계속 미뤘어요?", "acts": ["question"]}],
+        )
+    )
+    await llm_engine.handle(text(said, minutes=1))
+    state = await state_of(llm_engine)
+    undated = [i for i in state["memo"] if i["section"] == "chronology" and i["date"] is None]
+    assert [i["quote"] for i in undated] == ["차가 수리 중이라며 계속 미뤘어요"]
+    lines = memo.ordered(state["memo"], "chronology")
+    assert lines[-1]["date"] is None  # after the dated ones
+    fake.reply_next(reading())
+    await llm_engine.handle(text("올해 12월까지요", minutes=2))
+    fake.reply_next(reading())
+    await llm_engine.handle(choice("a:evidence:no"))
+    summary = (await state_of(llm_engine))["summary"]["text"]
+    assert "날짜 미상 «차가 수리 중이라며 계속 미뤘어요»" in summary
+
+
+async def test_a_question_the_model_cut_inside_a_sentence_is_listed(
+    fake: FakeOpenAI, llm_engine: Engine
+) -> None:
+    fake.reply_next(CLASSIFIED, reading())
+    await llm_engine.handle(text(LOAN))
+    said = "올해 12월까지요 지급명령이 소송보다 빠른지도 궁금하네요"
+    fake.reply_next(
+        reading(clauses=[{"text": "지급명령이 소송보다 빠른지도 궁금하네요", "acts": ["question"]}])
+    )
+    await llm_engine.handle(text(said, minutes=1))
+    questions = (await state_of(llm_engine)).get("questions", [])
+    assert any("지급명령" in q["text"] for q in questions)
