@@ -718,6 +718,7 @@ MEMO_TITLES = (
     "confirmed",
     "year_assumed",
     "undated",
+    "in_man",
 )
 
 

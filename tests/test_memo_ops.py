@@ -15,12 +15,13 @@ from bot.engine import Engine
 from graphs.common.normalize.amounts import bare_in_man
 from graphs.common.reading import Reading, Role, Value
 from graphs.legal import memo
+from graphs.legal.llm_brain import LLMBrain, LLMItem, checked_items
 from graphs.legal.nodes import refined, suggestions
 from knowledge.loader import Knowledge
 from tests.fakes.openai_api import FakeOpenAI
 from tests.test_hardening import choice, joined, session_of, text
 from tests.test_llm import llm_settings
-from tests.test_llm_context import CLASSIFIED, LOAN
+from tests.test_llm_context import CLASSIFIED, LOAN, NOW
 
 LEASE = "전세 보증금을 집주인이 안 돌려줘요. 계약은 끝났어요"
 
@@ -272,3 +273,54 @@ async def test_a_question_the_model_cut_inside_a_sentence_is_listed(
     await llm_engine.handle(text(said, minutes=1))
     questions = (await state_of(llm_engine)).get("questions", [])
     assert any("지급명령" in q["text"] for q in questions)
+
+
+# --- what the rules let through of the model's items (legal_set13's dropped ones) --------------
+
+
+def test_a_models_money_item_of_a_bare_number_is_kept_in_man_and_marked(
+    knowledge: Knowledge,
+) -> None:
+    told = "10월 2일에 50 빌렸는데 벌써 80 갚았어요"
+    items = [
+        LLMItem(section="money", said="10월 2일에 50 빌렸는데", kind="borrowed"),
+        LLMItem(section="money", said="벌써 80 갚았어요", kind="repaid"),
+    ]
+    kept = checked_items(knowledge, told, items, now=NOW)
+    assert [(i["amount"], i["role"], i.get("in_man")) for i in kept] == [
+        (500_000, "borrowed", True),
+        (800_000, "repaid", True),
+    ]
+    # an English message counts no bare number in 만, whatever Korean names it holds
+    english = "I paid 30 at 분당경찰서 for the copy"
+    paid = [LLMItem(section="money", said="I paid 30", kind="paid")]
+    assert checked_items(knowledge, english, paid, now=NOW) == []
+
+
+def test_a_record_its_kinds_words_do_not_name_is_kept_as_another_kind(
+    knowledge: Knowledge,
+) -> None:
+    told = "달력에 출근한날 다 적어놨고 bank statements showing his transfers too"
+    items = [
+        LLMItem(section="evidence", said="달력에 출근한날 다 적어놨고", kind="other"),
+        LLMItem(
+            section="evidence", said="bank statements showing his transfers", kind="bank_transfer"
+        ),
+        LLMItem(section="evidence", said="달력에 출근한날", kind="recording"),  # not its words
+        LLMItem(section="evidence", said="bank statements", kind="bribe"),  # no such kind
+    ]
+    kept = checked_items(knowledge, told, items, now=NOW)
+    assert [(i["kind"], i["quote"]) for i in kept] == [
+        ("other", "달력에 출근한날 다 적어놨고"),
+        ("bank_transfer", "bank statements showing his transfers"),
+        ("other", "달력에 출근한날"),
+    ]
+
+
+def test_a_name_given_in_a_clause_is_the_one_name_in_it(knowledge: Knowledge, brain) -> None:
+    """A short field (a name, a label) never takes the model's clause; the one name the rules'
+    name reader finds in it is the value (legal_set13 A: "텔레그램 광고보고 연락한 김실장이라는
+    사람" was dropped whole, and the lender's name never recorded)."""
+    reader = LLMBrain(knowledge, None, rules=brain, budget=1.0)  # type: ignore[arg-type]
+    assert reader._name_in("텔레그램 광고보고 연락한 김실장이라는 사람") == "김실장"
+    assert reader._name_in("서울중앙지검 수사관이라고 사칭한 사기꾼") is None

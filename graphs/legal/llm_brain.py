@@ -33,12 +33,12 @@ from pydantic import BaseModel, Field
 from graphs.common.brain import CONFIDENT, Candidate, Classification, ReadContext
 from graphs.common.llm import LLMClient, LLMFailure
 from graphs.common.normalize import find_dates, is_future
-from graphs.common.normalize.amounts import find_amounts
+from graphs.common.normalize.amounts import bare_in_man, find_amounts
 from graphs.common.reading import Act, Reading, Role, Value
 from graphs.common.usage import flag_danger, turn_deadline
 from graphs.legal.changes import same_value
 from graphs.legal.details import people
-from graphs.legal.memo import evidence_said, step_said
+from graphs.legal.memo import evidence_said, step_said, tells_holding
 from graphs.legal.rules_brain import RulesBrain
 from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
@@ -289,10 +289,14 @@ class LLMBrain:
                 continue
             spec = self.knowledge.k2.field(sub_type, fix.field)
             value, invalid = self.rules.extractor.parse_answer(spec, fix.said, now=now)
+            if invalid is not None and spec.kind == "amount":  # "월세도 정확히는 40이에요"
+                value, invalid = _in_man(fix.said, ruled.text, value, invalid)
             meant = meant_value(spec, fix.meant)
             if meant is not None:  # an option's code (checked) says the whole right value
                 value, invalid = meant, None
-            if invalid is not None or value is None or (spec.short and reads_as_clause(fix.said)):
+            if spec.short and invalid is None and reads_as_clause(fix.said):
+                value = self._name_in(fix.said)
+            if invalid is not None or value is None:
                 log.info("LLM read: a correction the rules' readers refuse; dropped")
                 continue
             out.append(
@@ -345,6 +349,9 @@ class LLMBrain:
                 role = Role.SUPPOSED if role in (Role.FACT, Role.ANSWER) else role
             spec = self.knowledge.k2.field(sub_type, item.field)
             value, invalid = self.rules.extractor.parse_answer(spec, item.said, now=now)
+            if invalid is not None and spec.kind == "amount" and role is Role.FACT:
+                # another field's bare number ("빌린건 50이고"): asked before it is recorded
+                value, invalid = _in_man(item.said, text, value, invalid)
             meant = meant_value(spec, item.meant)
             other: tuple[Any, ...] = ()
             if meant is not None and (invalid is not None or value is None):
@@ -359,8 +366,11 @@ class LLMBrain:
                 log.info("LLM read: a value the rules' readers refuse (%s); dropped", invalid)
                 continue
             if spec.short and reads_as_clause(item.said):
-                log.info("LLM read: a clause given as a name or label; dropped")
-                continue
+                # "텔레그램 광고보고 연락한 김실장이라는 사람": the one name in the clause
+                value = self._name_in(item.said)
+                if value is None:
+                    log.info("LLM read: a clause given as a name or label; dropped")
+                    continue
             start = text.lower().find(item.said.lower())
             span = (start, start + len(item.said)) if start >= 0 else None
             found.append(
@@ -431,6 +441,11 @@ class LLMBrain:
             unknown=(ruled.unknown or said.unknown) and not answered,
         )
 
+    def _name_in(self, words: str) -> str | None:
+        """The one name the rules' name reader finds in a clause, None for none or several."""
+        named = people(words, self.knowledge)
+        return named[0][0] if len(named) == 1 else None
+
     async def _ask(
         self, task: str, schema: type[BaseModel], system: str, text: str
     ) -> BaseModel | None:
@@ -457,6 +472,13 @@ class LLMBrain:
             log.warning("LLM %s: over the turn's budget; the rules take this call", task)
             return None
         return result
+
+
+def _in_man(said: str, text: str, value: Any, invalid: str | None) -> tuple[Any, str | None]:
+    """A bare number of a Korean message counted in 만 ("50이요"), as a value the person is
+    shown before it is recorded; else the rules' own reading unchanged."""
+    found = bare_in_man(said, korean=korean(text))
+    return (found[0].value, None) if len(found) == 1 else (value, invalid)
 
 
 def _model_acts(text: str, clauses: list[LLMClause]) -> frozenset[Act]:
@@ -526,12 +548,16 @@ def checked_items(
         date = dates[0].value if dates else None
         if item.section == "money":
             amounts = find_amounts(words.lower())
+            in_man = {}
+            if not amounts:  # "9월10일에 200 받았고": a bare number as Korean speech counts it
+                amounts = bare_in_man(words, korean=korean(text))
+                in_man = {"in_man": True}
             if len(amounts) != 1 or amounts[0].value <= 0:
                 continue
             role = item.kind if item.kind in memo.money_roles else "unclear"
             out.append(
                 {"section": "money", "amount": amounts[0].value, "role": role}
-                | {"party": None, "planned": item.planned, **base}
+                | {"party": None, "planned": item.planned, **base, **in_man}
             )
         elif item.section == "chronology":
             if date is not None and not item.planned and is_future(date, now=now):
@@ -552,12 +578,37 @@ def checked_items(
             if step_said(kn, item.kind, words):  # the step's own words, not an invented one
                 out.append({"section": "steps", "body": item.kind, "date": date, **base})
         elif item.section == "evidence" and item.kind in kinds and not item.planned:
-            if evidence_said(kn, item.kind, words):
-                out.append({"section": "evidence", "kind": item.kind, **base})
+            # a record its kind's words do not name ("사건사고사실확인원", "a calendar of the days
+            # I worked") is kept as another kind, in the person's words
+            kind = item.kind if evidence_said(kn, item.kind, words) else "other"
+            if kind == "other" and not _names_a_record(kn, words):
+                continue
+            out.append({"section": "evidence", "kind": kind, **base})
     return out
 
 
+def _names_a_record(kn: Knowledge, words: str) -> bool:
+    """Whether words the model gives as a record of another kind name one: no amount ("3
+    million" is no record), and a noun phrase ("엄마 폰 통화기록") or a clause that says the
+    person keeps it ("달력에 출근한날 다 적어놨고", "9월 8일에 보낸 내용증명도 있고")."""
+    if find_amounts(words.lower()):
+        return False
+    return tells_holding(kn, words) or not reads_as_clause(words)
+
+
 _ITEM_ID = re.compile(r"m\d{1,3}")  # a memo item named in a correction
+_HANGUL = re.compile(r"[가-힣]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def korean(text: str) -> bool:
+    """Whether a message is written in Korean (Hangul, at least as many letters as Latin): an
+    English one with Korean names in it ("I filed a report at 분당경찰서") counts no bare number
+    in 만."""
+    hangul = len(_HANGUL.findall(text))
+    return hangul > 0 and hangul >= len(_LATIN.findall(text))
+
+
 MAX_LABEL_WORDS = 6  # an English name or label longer than this is a clause ("who lent...")
 
 

@@ -448,10 +448,11 @@ def tells_holding(kn: Knowledge, clause: str) -> bool:
 
 
 def _word_in(word: str, lowered: str) -> bool:
-    """A synonym in the clause: anywhere for Korean, as whole words for English."""
+    """A synonym in the clause: anywhere for Korean, as whole words for English (a plural
+    too: "bank statements")."""
     if re.search(r"[가-힣]", word):
         return word in lowered
-    return re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered) is not None
+    return re.search(rf"(?<![a-z]){re.escape(word)}(?:e?s)?(?![a-z])", lowered) is not None
 
 
 def _key(item: dict[str, Any]) -> tuple[Any, ...]:

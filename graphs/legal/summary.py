@@ -302,6 +302,7 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
                 f"'{item['what']}'" if item.get("what") else "?"  # the person's words for it
             )
             head = f"{money(item['amount'])} — {role}"
+            head += f" ({lex.titles['in_man'].get(lang)})" if item.get("in_man") else ""
             head += f" · {item['party']}" if item.get("party") else ""
             head += f" ({planned})" if item.get("planned") else ""
         elif section == "parties":
