@@ -714,6 +714,8 @@ MEMO_TITLES = (
     "parties",
     "steps",
     "evidence",
+    "circumstances",
+    "positions",
     "planned",
     "confirmed",
     "year_assumed",
@@ -734,6 +736,10 @@ class MemoLexicon(Strict):
     step_acts: LangPatterns = LangPatterns()  # a step taken, not a loan from a bank
     told_to: LangPatterns = LangPatterns()  # a step someone said to take, not one taken
     deadline: LangPatterns = LangPatterns()  # a day ahead told as a deadline or a hearing
+    # sections only a model reads into (labels of their kinds): the person's circumstances
+    # (who writes for whom, visa, work, age, …) and what each side says or disputes
+    circumstances: dict[str, Text] = {}
+    positions: dict[str, Text] = {}
     remove: LangPatterns = LangPatterns()  # the person asks to delete an item of their record
     # sub-type -> key field -> money roles whose item holds its value (checked against K2)
     key_roles: dict[str, dict[str, list[str]]] = {}

@@ -393,6 +393,12 @@ def test_names_before_a_particle_of_people_are_parties(knowledge, brain) -> None
         ("156만원 돌려받고 절도로 고소하고 싶어요", []),  # a wish (legal_set10 Q6)
         ("I called the FSS and they told me to report it to the police", [("regulator", None)]),
         ("경찰에 신고했는데 노동청에 가라고 하더라고요", [("police", None)]),
+        # one telling lists several steps, none taken (legal_set13 B1)
+        (
+            "we went to 외국인력지원센터 on nov 20, they told us file 산재 at 근로복지공단 and "
+            "complain to 노동부 labor office, but we didnt do it yet",
+            [],
+        ),
     ],
 )
 def test_a_step_is_one_taken(knowledge, brain, text, steps) -> None:
@@ -535,3 +541,17 @@ def test_an_item_without_a_calendar_date_breaks_no_reading_of_years(knowledge, b
     assert assumed_years(record) == set()
     later = story_years(items(knowledge, brain, "6월3일에 신청했어요"), record, now=NOW)
     assert [i["date"] for i in section(later, "chronology")] == ["2024-06-03"]
+
+
+def test_the_new_value_of_an_items_change_is_no_item_of_its_own(knowledge) -> None:
+    recorded = [
+        {"id": "m12", "section": "money", "amount": 1_800_000, "role": "paid", "quote": "x"}
+    ]
+    told = [
+        {"section": "money", "amount": 1_850_000, "role": "paid", "quote": "1,850,000 not"},
+        {"section": "money", "amount": 300_000, "role": "paid", "quote": "and 300,000"},
+    ]
+    fix = [{"field": "memo:m12", "old": 1_800_000, "new": 1_850_000}]
+    kept = memo.without_fixed(told, fix, recorded)
+    assert [i["amount"] for i in kept] == [300_000]
+    assert memo.without_fixed(told, [], recorded) == told

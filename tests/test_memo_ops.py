@@ -17,6 +17,7 @@ from graphs.common.reading import Reading, Role, Value
 from graphs.legal import memo
 from graphs.legal.llm_brain import LLMBrain, LLMItem, checked_items
 from graphs.legal.nodes import refined, suggestions
+from graphs.legal.summary import memo_lines
 from knowledge.loader import Knowledge
 from tests.fakes.openai_api import FakeOpenAI
 from tests.test_hardening import choice, joined, session_of, text
@@ -324,3 +325,47 @@ def test_a_name_given_in_a_clause_is_the_one_name_in_it(knowledge: Knowledge, br
     reader = LLMBrain(knowledge, None, rules=brain, budget=1.0)  # type: ignore[arg-type]
     assert reader._name_in("텔레그램 광고보고 연락한 김실장이라는 사람") == "김실장"
     assert reader._name_in("서울중앙지검 수사관이라고 사칭한 사기꾼") is None
+
+
+# --- the person's circumstances and what each side says (LLM mode) -----------------------------
+
+
+async def test_circumstances_and_positions_the_model_reads_are_kept_with_their_words(
+    fake: FakeOpenAI, llm_engine: Engine, knowledge: Knowledge
+) -> None:
+    said = (
+        "저는 대신 써요 어머니가 77세시고 전화를 무서워하세요. "
+        "집주인은 새 세입자가 들어와야 보증금을 준다고 해요"
+    )
+    fake.reply_next(CLASSIFIED, reading())
+    await llm_engine.handle(text(LOAN))
+    fake.reply_next(
+        reading(
+            items=[
+                {"section": "circumstances", "said": "저는 대신 써요", "kind": "writer"},
+                {"section": "circumstances", "said": "어머니가 77세시고", "kind": "age"},
+                {"section": "circumstances", "said": "전화를 무서워하세요", "kind": "fear"},
+                {
+                    "section": "positions",
+                    "said": "집주인은 새 세입자가 들어와야 보증금을 준다고 해요",
+                    "kind": "other_side",
+                },
+                {"section": "positions", "said": "보증금을 준다고", "kind": "rumour"},  # no kind
+                {"section": "circumstances", "said": "서울에 살아요", "kind": "residence"},
+            ]
+        ),
+    )
+    await llm_engine.handle(text(said, minutes=1))
+    state = await state_of(llm_engine)
+    noted = [
+        (i["section"], i["kind"], i["quote"]) for i in state["memo"] if i["section"] in memo.NOTED
+    ]
+    assert noted == [
+        ("circumstances", "writer", "저는 대신 써요"),
+        ("circumstances", "age", "어머니가 77세시고"),
+        ("circumstances", "other", "전화를 무서워하세요"),  # a kind not listed: "other"
+        ("positions", "other_side", "집주인은 새 세입자가 들어와야 보증금을 준다고 해요"),
+    ]  # not in the message: "서울에 살아요"; a position of no listed kind: none
+    lines = "\n".join(memo_lines(knowledge, {"memo": state["memo"]}, "ko"))
+    assert "[당사자 사정]" in lines and "· 나이 «어머니가 77세시고»" in lines
+    assert "· 상대방 주장 «집주인은 새 세입자가 들어와야 보증금을 준다고 해요»" in lines

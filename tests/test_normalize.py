@@ -547,6 +547,12 @@ def test_parse_duration_months_none(text: str) -> None:
         ("last year, October 20", ["2025-10-20"]),
         ("march 14 last yr", ["2025-03-14"]),
         ("aug 2 this yr he pushed me into the wall", ["2026-08-02"]),
+        # the weekday said of a corrected day is that day's (legal_set13 B1 kept 2026-11-24)
+        ("it was october 14 not 13, it was tuesday", ["2026-10-14"]),
+        ("october 14, which was a tuesday", ["2026-10-14"]),
+        ("on oct 14 i called and on friday he came", ["2026-10-14", "2026-11-20"]),
+        # a day is never the first digits of an amount ("october 2,350,000 not paid")
+        ("october 2,350,000 not paid and nov 3, 2026 he fired him", ["2026-11-03"]),
     ],
 )
 def test_a_year_and_a_weekday_beside_the_dates_of_a_sentence(text, expected) -> None:

@@ -121,6 +121,10 @@ async def amend(
     listed = {"questions": asked} if asked != values.get("questions", []) else {}
     proposed += item_fixes(kn, memo, ex, ctx.now, lang)
     proposed += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed}]
+    fixed = legal_memo.without_fixed(items, proposed, values.get("memo", []))
+    if fixed != items:  # the new value of an item's change is no item of its own
+        memo = legal_memo.added(values.get("memo", []), fixed, restating=True)
+        told = {"memo": memo} if memo != values.get("memo", []) else {}
     proposed = kept_as_said(proposed, text, now=ctx.now)  # "80만원 맞아요": no change of it
     proposed = beside_paired(proposed, paired, memo=memo, cues=field_cues(kn, sub_type, facts))
     if proposed:

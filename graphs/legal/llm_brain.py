@@ -38,7 +38,7 @@ from graphs.common.reading import Act, Reading, Role, Value
 from graphs.common.usage import flag_danger, turn_deadline
 from graphs.legal.changes import same_value
 from graphs.legal.details import people
-from graphs.legal.memo import evidence_said, step_said, tells_holding
+from graphs.legal.memo import NOTED, evidence_said, step_said, tells_holding
 from graphs.legal.rules_brain import RulesBrain
 from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
@@ -80,7 +80,9 @@ class LLMClause(BaseModel):
 
 
 class LLMItem(BaseModel):
-    section: Literal["money", "chronology", "parties", "steps", "evidence"]
+    section: Literal[
+        "money", "chronology", "parties", "steps", "evidence", "circumstances", "positions"
+    ]
     said: str = Field(max_length=300, description="the exact words of the message")
     kind: str = Field("", max_length=40, description="the role or kind, from the lists")
     planned: bool = Field(False, description="a plan, promise or threat ahead, not a past event")
@@ -147,7 +149,12 @@ Answer with:
   parties (said is a name or a short description; kind: {parties}; an acquaintance is also a
   partner or an ex-partner),
   steps (a step taken with an authority; kind: {steps}), evidence (a record the person has, not
-  one threatened; kind: {evidence}).
+  one threatened; kind: {evidence}),
+  circumstances (what a lawyer notes of the person concerned beside the case: who writes for
+  whom, nationality or visa, language, work, age, where they live, health or vulnerability,
+  family; kind: {circumstances}),
+  positions (what the other side says, claims or disputes, or what the person disputes or
+  maintains; kind: {positions}).
 - A value that completes or refines one already in the record (a full name after "my boss",
   the exact amount after "about", more evidence kinds) is given under values as a fact; the
   person is shown the record's value and the new one before anything changes.
@@ -247,6 +254,8 @@ class LLMBrain:
             parties=", ".join([*memo.party_roles, "other"]),
             steps=", ".join(memo.steps),
             evidence=", ".join(o.value for o in evidence.options) if evidence else "",
+            circumstances=", ".join(memo.circumstances),
+            positions=", ".join(memo.positions),
         )
         said = await self._ask("read", LLMReading, system, _in_context(text, context, now))
         if said is None:
@@ -577,6 +586,11 @@ def checked_items(
         elif item.section == "steps" and item.kind in memo.steps and not item.planned:
             if step_said(kn, item.kind, words):  # the step's own words, not an invented one
                 out.append({"section": "steps", "body": item.kind, "date": date, **base})
+        elif item.section in NOTED:
+            told = getattr(memo, item.section)
+            kind = item.kind if item.kind in told else "other" if "other" in told else None
+            if kind is not None:
+                out.append({"section": item.section, "kind": kind, **base})
         elif item.section == "evidence" and item.kind in kinds and not item.planned:
             # a record its kind's words do not name ("사건사고사실확인원", "a calendar of the days
             # I worked") is kept as another kind, in the person's words

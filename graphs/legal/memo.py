@@ -38,7 +38,8 @@ from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
 from knowledge.models import LangPatterns, MemoWords
 
-SECTIONS = ("chronology", "money", "parties", "steps", "evidence")
+SECTIONS = ("chronology", "money", "parties", "steps", "evidence", "circumstances", "positions")
+NOTED = ("circumstances", "positions")  # sections only a model reads into: a kind and words
 REMOVED = "removed"  # the section of an item the person had removed (no section shows it)
 QUOTE_CHARS = 160  # of the clause kept with an item
 MAX_ITEMS = 150  # items per intake (the oldest are kept; later ones past it are dropped)
@@ -316,9 +317,10 @@ def _lowered(text: str, span: Any) -> str:
 def _told_to(body: re.Match[str], told: list[tuple[int, int, bool]]) -> bool:
     """Whether a step's body is what someone told the person to go to ("경찰에 신고하라고",
     "told me to report it to the police"), not where they went: the words of telling stand
-    right after it (Korean) or right before it (English)."""
+    right after it (Korean) or before it (English, where one telling may list several: "they
+    told us file 산재 at 근로복지공단 and complain to 노동부 labor office")."""
     return any(
-        0 <= a - body.end() <= _TOLD_NEAR if korean else 0 <= body.start() - b <= 2 * _TOLD_NEAR
+        0 <= a - body.end() <= _TOLD_NEAR if korean else 0 <= body.start() - b <= 5 * _TOLD_NEAR
         for a, b, korean in told
     )
 
@@ -466,6 +468,8 @@ def _key(item: dict[str, Any]) -> tuple[Any, ...]:
         return (section, item["name"])
     if section == "steps":
         return (section, item["body"], item.get("date"))
+    if section in NOTED:
+        return (section, item.get("kind"), item["quote"])
     return (section, item.get("kind"))
 
 
@@ -808,6 +812,26 @@ def removals(
     return [made] if made else []
 
 
+def without_fixed(
+    told: list[dict[str, Any]], proposed: Iterable[dict[str, Any]], memo: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """A message's items less those holding the new value of a change it proposes of a
+    recorded item ("the hospital money was 1,850,000 not 1,800,000": the 1,850,000 is the
+    fix of the recorded item, no second item beside it once confirmed; legal_set13 B1 kept
+    both)."""
+    sections = {ITEM + i["id"]: i["section"] for i in memo if "id" in i}
+    brought = {
+        (sections.get(fix["field"]), fix["new"])
+        for fix in proposed
+        if is_item(fix["field"]) and fix.get("new") is not None
+    }
+    if not brought:
+        return told
+    return [
+        i for i in told if (i["section"], i.get(_VALUE_OF.get(i["section"], ""))) not in brought
+    ]
+
+
 def with_fixes(
     memo: list[dict[str, Any]], proposed: Iterable[dict[str, Any]]
 ) -> list[dict[str, Any]]:
@@ -847,6 +871,9 @@ def item_brief(kn: Knowledge, item: dict[str, Any], lang: str) -> str:
         step = lex.steps.get(item["body"])
         label = step.label.get(lang) if step else item["body"]
         return f"{label} {item['date']}" if item.get("date") else label
+    if section in NOTED:
+        kinds = getattr(lex, section)
+        return kinds[item["kind"]].get(lang) if item.get("kind") in kinds else ""
     if section == "evidence":
         spec = kn.k2.fields.get("evidence_type")
         option = next((o for o in spec.options if o.value == item["kind"]), None) if spec else None

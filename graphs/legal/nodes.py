@@ -627,6 +627,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     )
     work.approx = _approx(ex, other)
     details, new_details = told_story.with_details(kn, state.get("details", []), text)
+    told = legal_memo.without_fixed(told, proposed_now, state.get("memo", []))
     memo = legal_memo.added(
         state.get("memo", []), told, restating=bool(memo_fixes) or ex.correction
     )

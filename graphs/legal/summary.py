@@ -311,6 +311,8 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
         elif section == "steps":
             head = words["steps"].get(item["body"], item["body"])
             head += f" {item['date']}" if item.get("date") else ""
+        elif section in legal_memo.NOTED:
+            head = legal_memo.item_brief(kn, item, lang) or "·"
         else:
             head = kinds.get(item.get("kind"), str(item.get("kind")))
         done = mark if item.get("confirmed") else ""

@@ -475,7 +475,8 @@ _DATE_RULES: list[_DateRule] = [
     ),
     (
         re.compile(
-            rf"(?i)\b{_MONTH_RE}\s+(?P<d>\d{{1,2}}){_ORDINAL}(?![\d:])(?:,?\s+(?P<y>\d{{4}})\b)?"
+            rf"(?i)\b{_MONTH_RE}\s+(?P<d>\d{{1,2}}){_ORDINAL}(?![\d:]|,\d{{3}})"
+            r"(?:,?\s+(?P<y>\d{4})\b)?"
         ),
         _english_mdy,
     ),
@@ -603,7 +604,12 @@ def _years_carried(
     return out
 
 
-_BESIDE = re.compile(r"[\s,()\[\]]*")
+# What may stand between a day and its weekday: "9월20일 토요일", "October 14 (Tuesday)",
+# "october 14 not 13, it was tuesday" (legal_set13 B1 kept 2026-11-24 for the Tuesday).
+_BESIDE = re.compile(
+    r"[\s,()\[\]]*(?:(?i:not)\s+\d{1,2}(?i:st|nd|rd|th)?[\s,]*)?"
+    r"(?:(?i:it|that|which)\s+(?i:was|is)\s+(?:(?i:a)\s+)?)?"
+)
 
 
 def parse_date(text: str, *, now: datetime, allow_future: bool = False) -> str | None:
