@@ -369,3 +369,14 @@ async def test_circumstances_and_positions_the_model_reads_are_kept_with_their_w
     lines = "\n".join(memo_lines(knowledge, {"memo": state["memo"]}, "ko"))
     assert "[당사자 사정]" in lines and "· 나이 «어머니가 77세시고»" in lines
     assert "· 상대방 주장 «집주인은 새 세입자가 들어와야 보증금을 준다고 해요»" in lines
+
+
+def test_a_day_the_model_reads_ahead_is_one_event_not_a_second_in_a_past_year() -> None:
+    said = "감독관이 12월4일 오전10시에 출석하래요"
+    ruled = [{"section": "chronology", "date": "2025-12-04", "planned": False, "quote": said}]
+    ahead = {"section": "chronology", "date": "2026-12-04", "planned": True, "quote": said}
+    assert [i["date"] for i in memo.merged(ruled, [ahead], at="t", text=said)] == ["2026-12-04"]
+    # another day of the same words stays beside the model's
+    other = [{"section": "chronology", "date": "2025-11-04", "planned": False, "quote": said}]
+    dates = [i["date"] for i in memo.merged(other, [ahead], at="t", text=said)]
+    assert sorted(dates) == ["2025-11-04", "2026-12-04"]

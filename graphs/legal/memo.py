@@ -568,9 +568,24 @@ def merged(
             item = {**item, "rules_role": twin.get("role")}
         out.append(item)
     named = {_value(m) for m in model}
-    out += [r for r in ruled if _value(r) not in named]
+    out += [r for r in ruled if _value(r) not in named and not _redated(r, model)]
     flat = " ".join(text.split())
     return sorted(out, key=lambda i: max(flat.find(i["quote"]), 0))
+
+
+def _redated(ruled: dict[str, Any], model: list[dict[str, Any]]) -> bool:
+    """Whether the model dated the same words otherwise: a day the rules put in a past year
+    that the model read as this day ahead ("감독관이 12월4일 오전10시에 출석하래요": 2025-12-04
+    beside the model's 2026-12-04, legal_set13 A1, B1, B4) — one event, the model's year."""
+    if ruled["section"] != "chronology" or len(str(ruled.get("date") or "")) < 7:
+        return False
+    day = str(ruled["date"])[4:]
+    return any(
+        m["section"] == "chronology"
+        and str(m.get("date") or "")[4:] == day
+        and (m["quote"] in ruled["quote"] or ruled["quote"] in m["quote"])
+        for m in model
+    )
 
 
 # --- key fields point at items -----------------------------------------------------------------
