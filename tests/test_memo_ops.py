@@ -15,7 +15,7 @@ from bot.engine import Engine
 from graphs.common.normalize.amounts import bare_in_man
 from graphs.common.reading import Reading, Role, Value
 from graphs.legal import memo
-from graphs.legal.llm_brain import LLMBrain, LLMItem, checked_items
+from graphs.legal.llm_brain import LLMBrain, LLMItem, _answer_checked, checked_items
 from graphs.legal.nodes import refined, suggestions
 from graphs.legal.summary import memo_lines
 from knowledge.loader import Knowledge
@@ -380,3 +380,37 @@ def test_a_day_the_model_reads_ahead_is_one_event_not_a_second_in_a_past_year() 
     other = [{"section": "chronology", "date": "2025-11-04", "planned": False, "quote": said}]
     dates = [i["date"] for i in memo.merged(other, [ahead], at="t", text=said)]
     assert sorted(dates) == ["2025-11-04", "2026-12-04"]
+
+
+def test_the_options_both_readers_found_are_kept_together() -> None:
+    """legal_set13 A4: the rules read "threats" and the model "threats, visit, workplace" in
+    part otherwise; the person got neither the visit nor the workplace calls."""
+
+    def answer(codes: list[str], **more) -> Value:
+        return Value(
+            kind="multi_choice",
+            value=codes,
+            span=None,
+            field="collection_kind",
+            role=Role.ANSWER,
+            **more,
+        )
+
+    ruled = answer(["threat", "night_calls"])
+    model = answer(["threat", "visit", "workplace"])
+    (kept,) = _answer_checked([ruled], [ruled], model)
+    assert kept.value == ["threat", "night_calls", "visit", "workplace"]
+    # a reading the model itself leaves open is asked, never joined
+    open_ = answer(["visit"], alternatives=(["workplace"],))
+    (asked,) = _answer_checked([ruled], [ruled], open_)
+    assert asked.value == ["threat", "night_calls"] and asked.alternatives
+
+
+def test_the_writer_told_as_a_party_is_no_party(knowledge: Knowledge) -> None:
+    told = "저는 딸이에요 어머니 대신 써요"
+    items = [
+        LLMItem(section="parties", said="저는 딸이에요", kind="family"),
+        LLMItem(section="parties", said="어머니", kind="family"),
+    ]
+    kept = checked_items(knowledge, told, items, now=NOW)
+    assert [i["name"] for i in kept] == ["어머니"]

@@ -423,6 +423,11 @@ class LLMBrain:
                 )
             elif mine.role is Role.ANSWER and mine.kind in _CHECKED_KINDS:
                 values = _answer_checked(values, theirs, mine)
+            elif mine.role is Role.FACT and mine.kind == "multi_choice" and not mine.alternatives:
+                last = next((v for v in reversed(values) if v in theirs), None)
+                if last is not None and isinstance(last.value, list):
+                    union = [*last.value, *(c for c in mine.value if c not in last.value)]
+                    values = [replace(v, value=union) if v is last else v for v in values]
             elif mine.role is Role.FACT and (
                 mine.alternatives or all(not same_value(v.value, mine.value) for v in theirs)
             ):
@@ -577,6 +582,8 @@ def checked_items(
                 {"section": "chronology", "date": date, "planned": item.planned, **base} | yearless
             )
         elif item.section == "parties":
+            if _WRITER.match(words.lower()):
+                continue  # "저는 딸이에요": the writer, a circumstance, no party (legal_set13 A3)
             named = people(words, kn)
             name = named[0][0] if named else words
             if len(name) > 30 or reads_as_clause(name):
@@ -612,6 +619,7 @@ def _names_a_record(kn: Knowledge, words: str) -> bool:
 
 _ITEM_ID = re.compile(r"m\d{1,3}")  # a memo item named in a correction
 _HANGUL = re.compile(r"[가-힣]")
+_WRITER = re.compile(r"(?:저는|제가|나는|내가|i\b|i'm\b|im\b)")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
@@ -660,17 +668,20 @@ _CHECKED_KINDS = frozenset(
 
 
 def _answer_checked(values: list[Value], theirs: list[Value], mine: Value) -> list[Value]:
-    """The asked field's answer where the rules read one too: kept when the two agree; the
-    model's when it names every option the rules found and more ("threat, filmed, money
-    demanded"); otherwise the person is asked with both, the rules' reading first."""
+    """The asked field's answer where the rules read one too: kept when the two agree; of a
+    multi-choice field, the options of both ("threat, filmed, money demanded"); otherwise the
+    person is asked with both, the rules' reading first."""
     answers = [v for v in theirs if v.role is Role.ANSWER]
     if not answers:
         return values
     last = answers[-1]
     if not mine.alternatives and any(same_value(v.value, mine.value) for v in answers):
         return values
-    if mine.kind == "multi_choice" and set(last.value) < set(mine.value):
-        return [replace(v, value=mine.value) if v is last else v for v in values]
+    if mine.kind == "multi_choice" and not mine.alternatives:
+        # the options both read: the rules' (by their words) and the model's beside them
+        # ("threats, visits, calls to my work": legal_set13 A4 kept only the rules' one)
+        union = [*last.value, *(c for c in mine.value if c not in last.value)]
+        return [replace(v, value=union) if v is last else v for v in values]
     extra = _other_readings(last, mine)
     return [replace(v, alternatives=(*v.alternatives, *extra)) if v is last else v for v in values]
 
