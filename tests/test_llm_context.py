@@ -58,6 +58,19 @@ async def engine(fake: FakeOpenAI, tmp_path, knowledge: Knowledge, kb):
     await engine.close()
 
 
+async def completed_by_model(fake: FakeOpenAI, engine: Engine) -> dict:
+    """The loan intake played to its summary in LLM mode, the model reading nothing more; the
+    intake's state."""
+    fake.reply_next(CLASSIFIED, reading())
+    await engine.handle(text(LOAN))
+    fake.reply_next(reading())
+    await engine.handle(text("올해 12월까지요", minutes=1))
+    fake.reply_next(reading())
+    done = await engine.handle(choice("a:evidence:no"))
+    assert done.state == "COMPLETED"
+    return await engine.intake_state((await session_of(engine)).id)
+
+
 def user_content(body: dict) -> str:
     return next(m["content"] for m in body["messages"] if m["role"] == "user")
 
@@ -182,13 +195,7 @@ def test_merged_keeps_the_models_role_and_the_rules_beside_it() -> None:
 async def test_after_the_summary_a_models_correction_is_confirmed_and_no_classification_is_asked(
     fake: FakeOpenAI, engine: Engine
 ) -> None:
-    fake.reply_next(CLASSIFIED, reading())
-    await engine.handle(text(LOAN))
-    fake.reply_next(reading())
-    await engine.handle(text("올해 12월까지요", minutes=1))
-    fake.reply_next(reading())
-    done = await engine.handle(choice("a:evidence:no"))
-    assert done.state == "COMPLETED"
+    await completed_by_model(fake, engine)
     before = len(fake.chat_requests())
     # the rules read no name here; the model reads the correction in the record's context
     fake.reply_next(reading(corrections=[("counterparty", "김민호")]))
@@ -206,12 +213,7 @@ async def test_after_the_summary_a_models_correction_is_confirmed_and_no_classif
 async def test_another_matter_is_the_models_word_in_context(
     fake: FakeOpenAI, engine: Engine, knowledge: Knowledge
 ) -> None:
-    fake.reply_next(CLASSIFIED, reading())
-    await engine.handle(text(LOAN))
-    fake.reply_next(reading())
-    await engine.handle(text("올해 12월까지요", minutes=1))
-    fake.reply_next(reading())
-    await engine.handle(choice("a:evidence:no"))
+    await completed_by_model(fake, engine)
     before = len(fake.chat_requests())
     fake.reply_next(reading(new_matter=True))
     reply = await engine.handle(text("그리고 회사에서 월급도 석 달째 못 받았어요", minutes=3))
@@ -248,13 +250,7 @@ async def test_danger_the_model_reads_where_the_rules_read_none_is_answered_firs
 async def test_a_memo_item_corrected_in_context_is_confirmed_old_to_new(
     fake: FakeOpenAI, engine: Engine
 ) -> None:
-    fake.reply_next(CLASSIFIED, reading())
-    await engine.handle(text(LOAN))
-    fake.reply_next(reading())
-    await engine.handle(text("올해 12월까지요", minutes=1))
-    fake.reply_next(reading())
-    await engine.handle(choice("a:evidence:no"))
-    state = await engine.intake_state((await session_of(engine)).id)
+    state = await completed_by_model(fake, engine)
     (lent,) = [i for i in state["memo"] if i["section"] == "chronology" and not i["planned"]]
     assert lent["date"] == "2025-03"
     content_before = len(fake.chat_requests())

@@ -22,7 +22,7 @@ from knowledge.loader import Knowledge
 from tests.fakes.openai_api import FakeOpenAI
 from tests.test_hardening import choice, joined, session_of, text
 from tests.test_llm import llm_settings
-from tests.test_llm_context import CLASSIFIED, LOAN, NOW
+from tests.test_llm_context import CLASSIFIED, LOAN, NOW, completed_by_model
 
 LEASE = "전세 보증금을 집주인이 안 돌려줘요. 계약은 끝났어요"
 
@@ -142,13 +142,7 @@ def test_only_the_models_values_are_suggested_and_never_the_account(knowledge: K
 async def test_after_the_summary_a_models_refinement_is_shown_old_to_new(
     fake: FakeOpenAI, llm_engine: Engine
 ) -> None:
-    fake.reply_next(CLASSIFIED, reading())
-    await llm_engine.handle(text(LOAN))
-    fake.reply_next(reading())
-    await llm_engine.handle(text("올해 12월까지요", minutes=1))
-    fake.reply_next(reading())
-    done = await llm_engine.handle(choice("a:evidence:no"))
-    assert done.state == "COMPLETED"
+    await completed_by_model(fake, llm_engine)
     said = "참고로 김민수는 회사 동료고 풀네임은 김민수 대리님이에요"
     fake.reply_next(
         reading(values=[{"said": "김민수 대리", "field": "counterparty", "role": "fact"}])
@@ -214,13 +208,7 @@ def test_a_deletion_names_exactly_one_item_or_none(knowledge: Knowledge) -> None
 async def test_a_deletion_the_model_reads_is_confirmed_first(
     fake: FakeOpenAI, llm_engine: Engine
 ) -> None:
-    fake.reply_next(CLASSIFIED, reading())
-    await llm_engine.handle(text(LOAN))
-    fake.reply_next(reading())
-    await llm_engine.handle(text("올해 12월까지요", minutes=1))
-    fake.reply_next(reading())
-    await llm_engine.handle(choice("a:evidence:no"))
-    state = await state_of(llm_engine)
+    state = await completed_by_model(fake, llm_engine)
     (party,) = [i for i in state["memo"] if i["section"] == "parties"]
     said = "관련 인물에 있는 그 사람 이름 항목은 없애 주세요"
     fake.reply_next(

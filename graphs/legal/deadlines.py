@@ -8,12 +8,12 @@ a deadline is marked approximate. A deadline due within URGENT_DAYS makes the in
 from __future__ import annotations
 
 import calendar
-import re
 from dataclasses import asdict, dataclass
 from datetime import date, timedelta
 from typing import Any
 
 from graphs.legal.fields import condition
+from graphs.legal.memo import tells_deadline
 from knowledge.loader import Knowledge
 from knowledge.models import DeadlineRule, Period
 
@@ -114,15 +114,13 @@ def told(
 ) -> list[Deadline]:
     """The deadlines the person told (a chronology item of a day ahead whose words make it a
     deadline, a hearing or a summons: memo.yaml `deadline`), each labelled with their words."""
-    words = knowledge.memo.deadline
-    pattern = re.compile("|".join(f"(?:{p})" for p in [*words.ko, *words.en]) or r"(?!)")
     found: dict[str, Deadline] = {}
     for item in memo:
         if item.get("section") != "chronology" or item.get("taken_back"):
             continue
         start = _start(item.get("date"))
         quote = " ".join(str(item.get("quote", "")).split())
-        if start is None or start[1] or start[0] < today or not pattern.search(quote.lower()):
+        if start is None or start[1] or start[0] < today or not tells_deadline(knowledge, quote):
             continue
         due = start[0].isoformat()
         found.setdefault(

@@ -444,6 +444,11 @@ def tells_plan(kn: Knowledge, clause: str) -> bool:
     return _says(kn.memo.planned, " ".join(clause.lower().split()))
 
 
+def tells_deadline(kn: Knowledge, clause: str) -> bool:
+    """Whether a clause tells a deadline, a hearing or a summons (memo.yaml `deadline`)."""
+    return _says(kn.memo.deadline, " ".join(clause.lower().split()))
+
+
 def tells_holding(kn: Knowledge, clause: str) -> bool:
     """Whether a clause says the person has a record (memo.yaml `holding`: "캡처해 놨어요")."""
     return _says(kn.memo.holding, " ".join(clause.lower().split()))
