@@ -8,6 +8,7 @@ import re
 import pytest
 
 from graphs.legal.details import Detail, detail_line, split_counterparty, story_details
+from graphs.legal.story import account, told
 
 DETAILS = [
     (
@@ -101,3 +102,19 @@ def test_a_long_sentence_without_a_name_is_never_the_name(knowledge) -> None:
 )
 def test_detail_lines_carry_the_kinds_label(lang, line, knowledge) -> None:
     assert detail_line(Detail("witness", "목격자 있음", "봤어요"), lang, knowledge) == line
+
+
+def test_a_long_later_message_is_kept_whole_in_the_account() -> None:
+    """legal_set13 B2, B3: each later message was cut at 300 characters ("Do I have to answer
+    by Decemb"), the questions after it lost from the person's own account."""
+    long = (
+        "Not sure. His lawyer's letter (내용증명) came on November 20. It says he wants the kids "
+        "to live with him, actually with his mother (시어머니) in Daegu, and he offers me "
+        "200,000,000 won for everything. It says if I don't agree to mediation by December 15 "
+        "they will file in court. Do I have to answer by December 15? What happens if I don't?"
+    )
+    assert len(long) > 300
+    story = told([], long, at="t", carries=True)
+    assert account("첫 설명", story).endswith("What happens if I don't?")
+    # the same message told twice is kept once
+    assert told(story, long, at="t2", carries=True) == story

@@ -29,7 +29,7 @@ from graphs.legal.prompts import format_value
 log = logging.getLogger(__name__)
 
 MAX_SENTENCES = 6  # kept; more is not a brief account
-MAX_ACCOUNT_CHARS = 2000  # of the person's own account sent
+MAX_ACCOUNT_CHARS = 4000  # of the person's own account sent
 LANGUAGES = {"ko": "Korean", "en": "English"}
 
 

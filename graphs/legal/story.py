@@ -12,9 +12,11 @@ from graphs.legal.details import story_details
 from knowledge.loader import Knowledge
 
 QUOTE_CHARS = 160  # of the person's words kept as a fact's source
-STORY_TEXT_CHARS = 300  # of one later message kept in the story
+# Of one later message kept in the story: all of a message as people write them (300 cut
+# "Do I have to answer by Decemb", legal_set13 B2, B3: the person's words are the record).
+STORY_TEXT_CHARS = 2000
 STORY_MAX = 40  # later messages kept in the story
-DESCRIPTION_MAX = 2000  # characters of 사건 경위 (first account, later details, corrections)
+DESCRIPTION_MAX = 12000  # characters of 사건 경위 (first account, later details, corrections)
 # A later message worth adding to the story: it carries details or facts, or is this long.
 STORY_MIN_CHARS = 25
 
