@@ -50,7 +50,7 @@ from graphs.legal.state import Message
 from graphs.legal.summary import build_summary, still_true
 from graphs.legal.years import story_years
 
-MAX_ADDENDUM = 600  # characters of one addendum kept
+MAX_ADDENDUM = 2000  # characters of one addendum kept (a whole message as people write them)
 MAX_ADDENDA = 30  # addenda kept per intake (the oldest are dropped past it)
 NEW_MATTER_CONFIDENCE = 0.6  # how sure the classifier must be that a message is another matter
 # Kinds whose value in free text is placed by the field's own words (an option, yes / no).

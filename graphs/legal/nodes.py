@@ -54,6 +54,7 @@ from knowledge.models import FieldSpec
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
+QUESTION_CHARS = 1000  # of a question back kept for the lawyer (300 cut three questions to one)
 # A plain answer the field's reader cannot normalise is kept as told on its first telling, for
 # the lawyer, and not refused: "3월22일에 112신고했는데 경고만 하고 끝났어요. 고소는 아직 안했어요"
 # to a yes/no, "On Instagram, it was a crypto platform" to a list of channels. A value read but
@@ -1243,7 +1244,7 @@ def converse(
     questions = list(state.get("questions", []))
     if intent.kind == "question":
         answer = answer_question(kn, sub_type, intent, lang)
-        questions.append({"text": text.strip()[:300], "answered": answer is not None})
+        questions.append({"text": text.strip()[:QUESTION_CHARS], "answered": answer is not None})
         if answer is not None:
             return [prompts.say(kn, lang, "question_general_info", answer=answer)], questions
         return [prompts.say(kn, lang, "question_noted")], questions
@@ -1277,7 +1278,7 @@ def asked_along(
         if (sentence == reading.text.strip() and not whole) or sentence in known:
             continue
         answer = answer_question(kn, sub_type, read_intent(sentence, kn), lang)
-        listed.append({"text": sentence[:300], "answered": answer is not None})
+        listed.append({"text": sentence[:QUESTION_CHARS], "answered": answer is not None})
         known.add(sentence)
         key = "question_general_info" if answer is not None else "question_noted"
         messages.append(prompts.say(kn, lang, key, **({"answer": answer} if answer else {})))
