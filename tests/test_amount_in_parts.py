@@ -78,6 +78,13 @@ def extractor(knowledge: Knowledge) -> FactExtractor:
         ),
         ("WAGE_ARREARS", "월급 250만원인데 3달치 750만원 못받았어요", None),
         ("LOAN", "두 번 빌려줬는데 500만원은 갚았고 1000만원 남았어요", None),
+        # legal_set13 A1: a total, what was paid of it and what is left (17,480,000 offered)
+        (
+            "WAGE_ARREARS",
+            "38일 일했으니까 874만원인데 9월10일에 200 받았고 10월15일에 100 아니 150 받았어요 "
+            "그래서 524만원 남았어요",
+            None,
+        ),
     ],
 )
 def test_which_answers_add_up_parts(extractor, sub_type, text, summed) -> None:

@@ -109,6 +109,12 @@ def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
     found = normalize.find_amounts(text)
     if len({m.value for m in found}) < 2 or len(found) > 12 or _TOTAL_SAID.search(text):
         return None
+    values = [m.value for m in found]
+    if 2 * values[0] == sum(values):
+        # the first amount is the others together: a total told, then where it went ("874만원
+        # 인데 200 받았고 150 받았어요 그래서 524만원 남았어요": legal_set13 A1 was offered
+        # 17,480,000), not parts to add up
+        return None
     if not re.sub(r"[\s,.~!?-]", "", text[: found[0].start]):
         return None  # "300만원이요 갚은건 440 넘게": the amount that opens the answer is it
     # parts of one thing ("천장 180만원, 도배 95만원, 누수탐지 15만원": legal_set10 Z2 kept the
