@@ -49,11 +49,19 @@ def test_only_a_yearless_day_not_recent_gets_the_earlier_years_told() -> None:
             _date("3월 12일", "2026-03-12"),
             _date("2025년 3월 12일", "2025-03-12", Role.FACT, "y"),
             _date("11월 2일", "2026-11-02", Role.FACT, "z"),  # within three months: this year's
+            # two months back is within them too (45 days were used: a shadowed constant)
+            _date("9월 25일", "2026-09-25", Role.FACT, "v"),
             _date("3월 12일", "2026-03-12", Role.OTHER_EVENT, "w"),  # in no field
         ),
     )
     asked = with_years_asked(reading, years, now=NOW)
-    assert [v.alternatives for v in asked.values] == [("2024-03-12", "2023-03-12"), (), (), ()]
+    assert [v.alternatives for v in asked.values] == [
+        ("2024-03-12", "2023-03-12"),
+        (),
+        (),
+        (),
+        (),
+    ]
     assert asked.answer is None and "x" in asked.choices  # nothing recorded before a choice
     recorded = with_years_asked(reading, years, now=NOW, recorded={"x"})
     assert recorded.values[0].alternatives == ()  # said again of a recorded date: compared as is

@@ -116,8 +116,9 @@ def _leap(year: int) -> bool:
 STORY_SPAN = timedelta(days=183)  # how long after a dated event its story's next days may fall
 # A day told without its year that, read as this year's, lies this close before the message is
 # this year's, whatever the story: "lodged it on 24 November" five days ago (legal_set12 B1: a
-# 14-month job begun in September 2025 had its November moved to 2025).
-RECENT = timedelta(days=45)
+# 14-month job begun in September 2025 had its November moved to 2025). (Named apart from
+# `RECENT`, which it shadowed: the years asked about used 45 days instead of their 92.)
+STORY_RECENT = timedelta(days=45)
 
 
 def story_years(
@@ -128,7 +129,7 @@ def story_years(
     is 2024's July and June, not this year's (legal_set10: every pair play had to correct such
     years). The event a day follows is the latest one told with its year and day, earlier in
     the message or else in the record; the day is that year's when it falls within half a year
-    after that event (and is past), unless this year's is a recent day (`RECENT`). The item stays
+    after that event (and is past), unless this year's is a recent day (`STORY_RECENT`). The item stays
     marked yearless (our guess, shown so)."""
     anchor = _anchor(record)
     out = []
@@ -170,7 +171,7 @@ def _in_story(value: Any, anchor: str | None, *, now: datetime) -> str | None:
     if anchor is None or not isinstance(value, str) or not _ISO.match(value) or len(value) < 7:
         return None
     own = date.fromisoformat(value if len(value) == 10 else f"{value}-01")
-    if timedelta(0) <= now.date() - own <= RECENT:
+    if timedelta(0) <= now.date() - own <= STORY_RECENT:
         return None
     moved = f"{anchor[:4]}{value[4:]}"
     if moved == value or (moved.endswith("02-29") and not _leap(int(anchor[:4]))):
