@@ -237,6 +237,10 @@ async def test_graph_reasks_a_counterparty_given_as_a_date(
         # typed in lower case (legal_set9 V3: the whole answer was kept as the name)
         ("his name is jason lee, korean name lee jun-ho. hes in my econ seminar", "jason lee"),
         ("His name is Jason Lee.", "Jason Lee"),
+        # reported speech is no name (legal_set14 A1, R1 were offered these as the other party)
+        ("7월1일에 세금이라고 800만원 보냈어요", None),
+        ("애플에서는 메인보드 침수라고 수리비 168만원 나왔어요", None),
+        ("아까 17일이라고 했는데 16일 금요일 밤이었어요", None),
     ],
 )
 def test_counterparty_name_in_free_text(text: str, expected: str) -> None:

@@ -551,6 +551,10 @@ def test_parse_duration_months_none(text: str) -> None:
         ("it was october 14 not 13, it was tuesday", ["2026-10-14"]),
         ("october 14, which was a tuesday", ["2026-10-14"]),
         ("on oct 14 i called and on friday he came", ["2026-10-14", "2026-11-20"]),
+        # a weekday right after a day told alone is that day's, no date of its own (legal_set14
+        # A1: "16일 금요일" gave the Friday before the message)
+        ("아까 17일이라고 했는데 16일 금요일 밤이었어요", []),
+        ("4월 3일에 갔고 금요일에 다시 갔어요", ["2026-04-03", "2026-11-20"]),
         # a day is never the first digits of an amount ("october 2,350,000 not paid")
         ("october 2,350,000 not paid and nov 3, 2026 he fired him", ["2026-11-03"]),
     ],

@@ -78,9 +78,14 @@ NOT_NAMES_EN = frozenset(
     "someone somebody boss company who what said as i you we us our your".split()
 )
 # "X(이)라는 사람", "X라고 하는 업체": the words before name X.
+# A bare "X라고" is reported speech ("17일이라고 했는데", "세금이라고 800만원 보냈어요",
+# "침수라고 수리비 …": legal_set14 A1, R1 were offered these as the other party) unless a
+# word for a person or a business follows it.
+_CALLED_BY = r"사람|분|남자|여자|놈|애|업체|회사|곳|가게|데|하청|원청|대부|캐피탈|직원|사장"
 _CALLED_X = re.compile(
-    r"(?P<name>[가-힣ㄱ-ㅎA-Za-z0-9][가-힣ㄱ-ㅎA-Za-z0-9&.\-]{0,19}?)\s?(?:이)?(?:라는|라고\s?하는|라고\s?했던|라고)"
-    r"(?=\s?(?:사람|분|남자|여자|놈|애|업체|회사|곳|가게|데|하청|원청|대부|캐피탈|직원|사장|$|[\s,.]))"
+    r"(?P<name>[가-힣ㄱ-ㅎA-Za-z0-9][가-힣ㄱ-ㅎA-Za-z0-9&.\-]{0,19}?)\s?(?:이)?"
+    rf"(?:(?:라는|라고\s?하는)(?=\s?(?:{_CALLED_BY}|$|[\s,.]))|라고\s?했던"
+    rf"|라고(?=\s?(?:{_CALLED_BY})))"
 )
 # "이름은 박지훈", "성함이 김영수", "닉네임은 정의의사도", "원청은 대한건설".
 _LABELLED = re.compile(
@@ -110,8 +115,8 @@ def plausible_name(word: str) -> bool:
     word = word.strip(" '\"“”‘’.,!?~")
     if len(word) < 2:  # one syllable is a surname ("윤씨" is two) or a fragment
         return False
-    if word.isdigit():
-        return False
+    if word.isdigit() or re.fullmatch(r"\d+[가-힣]{1,2}", word):
+        return False  # a number, or one with its counter ("17일", "300만"): no name
     if re.fullmatch(r"[A-Za-z][A-Za-z'\-]*", word):
         return word.lower() not in NOT_NAMES_EN and len(word) >= 2
     if word in _NOT_NAMES:

@@ -543,16 +543,21 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
             no_year[start] = said
         if value is not None:
             found.append(Match(value, start, end, others, yearless=start in no_year))
-    # "9월20일 토요일", "Saturday, September 20": the weekday of a day told names that day
+    # "9월20일 토요일", "Saturday, September 20": the weekday of a day told names that day;
+    # so does one right after a day told alone ("16일 금요일 밤이었어요": legal_set14 A1 got
+    # an invented Friday, 2026-11-27)
     told = [
         m
         for n, m in enumerate(found)
         if m.start not in weekdays
-        or not any(
-            len(str(o.value)) == 10
-            and _BESIDE.fullmatch(text[min(o.end, m.end) : max(o.start, m.start)])
-            for o in found[max(n - 1, 0) : n + 2]
-            if o is not m and o.start not in weekdays
+        or not (
+            _DAY_BEFORE.search(text, 0, m.start)
+            or any(
+                len(str(o.value)) == 10
+                and _BESIDE.fullmatch(text[min(o.end, m.end) : max(o.start, m.start)])
+                for o in found[max(n - 1, 0) : n + 2]
+                if o is not m and o.start not in weekdays
+            )
         )
     ]
     return _years_carried(text, _years_beside(text, told, no_year), no_year, weekdays)
@@ -602,6 +607,12 @@ def _years_carried(
                 m = Match(carried, m.start, m.end, m.alternatives)  # its year is said
         out.append(m)
     return out
+
+
+# A day of the month told alone right before a weekday ("16일 금요일", "the 16th, a Friday").
+_DAY_BEFORE = re.compile(
+    r"(?<![\d.\-/월])\d{1,2}\s?일[\s,(]*$|(?i:\bthe\s+\d{1,2}(?:st|nd|rd|th)[\s,(]*(?:a\s+)?)$"
+)
 
 
 # What may stand between a day and its weekday: "9월20일 토요일", "October 14 (Tuesday)",
