@@ -233,6 +233,11 @@ def test_a_default_placement_among_several_without_its_item_is_left_to_ask(knowl
     assert cued == {"amount": 4_000_000}
     one = memo.checked_keys(knowledge, "LOAN", {"amount": 4_000_000}, told[1:])
     assert one == {"amount": 4_000_000}  # one amount told: nothing to choose between
+    # unless it is a rate of another kind: a monthly wage is no unpaid total (legal_set14 B1)
+    wage = [{"section": "money", "amount": 2_300_000, "role": "wage", "quote": "salary 230만"}]
+    unpaid = {"amount": 2_300_000}
+    assert memo.checked_keys(knowledge, "WAGE_ARREARS", unpaid, wage) == {}
+    assert memo.checked_keys(knowledge, "WAGE_ARREARS", unpaid, wage, cued={"amount"}) == unpaid
 
 
 def test_the_summary_shows_the_memo_and_key_fields_point_at_items(kb, brain) -> None:

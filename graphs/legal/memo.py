@@ -654,6 +654,9 @@ def confirmed(memo: list[dict[str, Any]], ids: Iterable[str]) -> list[dict[str, 
 # still owed: it is a balance, told again as it grows ("19.5 million", then "about 21 million
 # with interest"), so two of them are most often one debt.
 SUMMED = ("lent", "borrowed", "repaid", "received", "paid", "lost", "deducted")
+# Roles whose amount prices or proposes something: never a key field's sum unless it is the
+# field's own role (a deposit is the deposit field's).
+_NOT_A_SUM = ("wage", "rent", "deposit", "offered", "demanded")
 
 
 def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
@@ -729,7 +732,13 @@ def checked_keys(
             continue
         amount = kn.k2.fields[key].kind == "amount"
         if len({i["amount"] for i in money} if amount else {i["date"] for i in dated}) <= 1:
-            continue  # one value told: nothing to choose between
+            # one value told: nothing to choose between, unless it is a rate or a proposal of
+            # another kind ("my salary every month 230만 won" is no unpaid total: legal_set14
+            # B1 had it shown as the wages owed)
+            rated = [i for i in money if i["role"] in _NOT_A_SUM and i["role"] not in wanted]
+            if amount and rated and key not in cued and out[key] == rated[0]["amount"]:
+                del out[key]
+            continue
         holders = [i for i in money if i["role"] in wanted]
         if amount:
             values = {i["amount"] for i in holders}
