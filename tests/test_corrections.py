@@ -277,6 +277,26 @@ def test_an_item_told_in_the_fields_own_words_changes_with_the_field() -> None:
     paired = [{"field": "threat_start", "old": "2025-03", "new": "2026-10"}]
     item = {"field": "memo:m2", "old": "2025-03", "new": "2026-10"}
     assert beside_paired([*paired, item], paired, memo=memo, cues=cues) == paired
+    # a wage told in the field's words is a rate, not the unpaid total corrected (legal_set14
+    # B1: "unpaid wages not 230만. 230 is one month salary" rewrote the salary to 5,900,000);
+    # a deposit item is the deposit field's own
+    money = [
+        {"id": "m3", "section": "money", "amount": 2_300_000, "role": "wage", "quote": "salary"},
+        {
+            "id": "m4",
+            "section": "money",
+            "amount": 50_000_000,
+            "role": "deposit",
+            "quote": "보증금",
+        },
+    ]
+    cues = {"amount": ["salary", "wage"], "deposit": ["보증금"]}
+    paired = [{"field": "amount", "old": 2_300_000, "new": 5_900_000}]
+    item = {"field": "memo:m3", "old": 2_300_000, "new": 5_900_000}
+    assert beside_paired([*paired, item], paired, memo=money, cues=cues) == paired
+    paired = [{"field": "deposit", "old": 50_000_000, "new": 55_000_000}]
+    item = {"field": "memo:m4", "old": 50_000_000, "new": 55_000_000}
+    assert beside_paired([*paired, item], paired, memo=money, cues=cues) == [*paired, item]
 
 
 async def test_a_no_to_the_changes_shown_with_the_right_value_shows_that_change(

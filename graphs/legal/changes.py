@@ -180,6 +180,11 @@ def field_cues(kn: Knowledge, sub_type: str, facts: Mapping[str, Any]) -> dict[s
     return {k: kn.k2.field(sub_type, k).cues for k in facts if k in kn.k2.fields}
 
 
+# Money roles that price or propose something (memo.yaml): a wage, a rent, a deposit, a sum
+# offered or demanded — never the total a key amount field holds unless it is that field's own.
+PRICED_ROLES = ("wage", "rent", "deposit", "offered", "demanded")
+
+
 def beside_paired(
     proposed: list[dict[str, Any]],
     paired: list[dict[str, Any]],
@@ -193,8 +198,17 @@ def beside_paired(
     the field's own words (`cues`: «올해 6월 3일에 돌아가셨어요» for the date of death) is of
     that field's event and changes with it (legal_set10 Q4 kept the old date beside the new)."""
     quotes = {_MEMO_ITEM + i["id"]: " ".join(i.get("quote", "").lower().split()) for i in memo}
+    # a wage, a rent, an offer or a demand told beside a key field's correction keeps its value
+    # (a deposit item is the deposit field's own and changes with it)
+    rates = {
+        _MEMO_ITEM + i["id"]
+        for i in memo
+        if i.get("role") in PRICED_ROLES and i.get("role") != "deposit"
+    }
 
     def own(field: str, item: str) -> bool:
+        if item in rates:
+            return False  # «my salary every month 230만 won» is no unpaid total (legal_set14 B1)
         words = (cues or {}).get(field) or []
         squeezed = quotes.get(item, "").replace(" ", "")
         return any(w.lower().replace(" ", "") in squeezed for w in words)

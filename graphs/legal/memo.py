@@ -32,7 +32,7 @@ from graphs.common.normalize.amounts import find_amounts
 from graphs.common.reading import ASKS, ASKS_BY_ORDER, Reading, Role
 from graphs.common.text import clause_spans
 from graphs.legal import names
-from graphs.legal.changes import name_corrections
+from graphs.legal.changes import PRICED_ROLES, name_corrections
 from graphs.legal.details import people
 from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
@@ -654,9 +654,6 @@ def confirmed(memo: list[dict[str, Any]], ids: Iterable[str]) -> list[dict[str, 
 # still owed: it is a balance, told again as it grows ("19.5 million", then "about 21 million
 # with interest"), so two of them are most often one debt.
 SUMMED = ("lent", "borrowed", "repaid", "received", "paid", "lost", "deducted")
-# Roles whose amount prices or proposes something: never a key field's sum unless it is the
-# field's own role (a deposit is the deposit field's).
-_NOT_A_SUM = ("wage", "rent", "deposit", "offered", "demanded")
 
 
 def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
@@ -735,7 +732,7 @@ def checked_keys(
             # one value told: nothing to choose between, unless it is a rate or a proposal of
             # another kind ("my salary every month 230만 won" is no unpaid total: legal_set14
             # B1 had it shown as the wages owed)
-            rated = [i for i in money if i["role"] in _NOT_A_SUM and i["role"] not in wanted]
+            rated = [i for i in money if i["role"] in PRICED_ROLES and i["role"] not in wanted]
             if amount and rated and key not in cued and out[key] == rated[0]["amount"]:
                 del out[key]
             continue
