@@ -555,6 +555,9 @@ def test_parse_duration_months_none(text: str) -> None:
         # A1: "16일 금요일" gave the Friday before the message)
         ("아까 17일이라고 했는데 16일 금요일 밤이었어요", []),
         ("4월 3일에 갔고 금요일에 다시 갔어요", ["2026-04-03", "2026-11-20"]),
+        # a weekday of a schedule is no day (legal_set14 R5: two deadlines from a visiting plan)
+        ("격주 토요일 10시부터 일요일 6시까지 보기로 했고", []),
+        ("every other saturday he takes them, last saturday he did not", ["2026-11-21"]),
         # a day is never the first digits of an amount ("october 2,350,000 not paid")
         ("october 2,350,000 not paid and nov 3, 2026 he fired him", ["2026-11-03"]),
     ],

@@ -527,6 +527,8 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
                     None if allow_future else _limit_ahead(value, text, m.start(), m.end(), now)
                 ) or _resolve_no_year(value, now, allow_future=allow_future)
             elif isinstance(value, _Weekday | _Weekend):
+                if _RECURRING.search(text, max(0, m.start() - _RECURRING_NEAR), m.start()):
+                    continue  # "격주 토요일 10시부터 일요일 6시까지": a schedule, no day
                 value, others = _resolve_weekday(value, now, allow_future=allow_future)
                 weekdays.add(m.start())
             if value != _NOT_A_DATE:
@@ -607,6 +609,12 @@ def _years_carried(
                 m = Match(carried, m.start, m.end, m.alternatives)  # its year is said
         out.append(m)
     return out
+
+
+# A weekday of a schedule, not a day: after "격주", "매주", "every (other)" within a few words
+# (legal_set14 R5: "격주 토요일 10시부터 일요일 6시까지 보기로 했고" became two deadlines).
+_RECURRING = re.compile(r"격주|매주|주말마다|(?i:\bevery\b|\beach\b|\bon\s+alternate\b)")
+_RECURRING_NEAR = 20
 
 
 # A day of the month told alone right before a weekday ("16일 금요일", "the 16th, a Friday").
