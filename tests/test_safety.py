@@ -579,6 +579,9 @@ NEAR_MISSES: dict[str, list[str]] = {
         "남편이 때리면 어떻게 해야 하나요",
         # the assault told with "I'm fine now" (legal tester set 5, tQ1)
         "The guy was drunk, punched me in the face twice. But I'm fine now, not in any danger.",
+        # a threat dated by the clause after it (legal_set14 S2)
+        "He also yelled that he would kill me when the bouncer dragged him out. that was a"
+        " month ago, I'm not worried now",
     ],
     "SEXUAL_VIOLENCE_NOW": [
         "예전에 성추행 당한 적 있어요",
@@ -587,6 +590,11 @@ NEAR_MISSES: dict[str, list[str]] = {
         "I was sexually assaulted years ago and want to know my options",
     ],
     "AT_THE_DOOR": [
+        # a door lock's log told as evidence (legal_set14 S3); the police took him away
+        # (legal_set14 R6)
+        "she said 'I didnt take anything' then she blocked me. also the 도어락 log shows the door"
+        " opened 1:40pm that day",
+        "오늘 오후 6시쯤 회사 앞에 와있었고 경찰이 잠정조치 위반으로 현행범 체포해 갔어요",
         "my mom is coming over tonight, i'm nervous about telling her",
         "the lawyer will be here tonight",  # someone coming, no fear and no one unwanted
         "엄마가 한시간 뒤에 집에 온대요",

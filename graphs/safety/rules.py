@@ -33,6 +33,11 @@ _LINES = re.compile(r" ?\n[\s]*")
 _NOT_WORD = re.compile(r"[\W_]+")
 _ERASED = "|"  # what an idiom leaves behind: no pattern matches across it
 _NUMBER = "(?<!\\d){}(?!\\d)"
+# A clause that tells when the one before happened ("that was a month ago", "그건 한 달
+# 전이에요"): its past guard is the clause before's too.
+_DATES_BACK = re.compile(
+    r"^(?:and |but |so )?(?:(?:that|it|this) (?:was|happened)\b|그게|그건|그거|그때가)"
+)
 # An English clause that supposes: the clause after it (cut at the comma) is what would follow.
 _IF_CLAUSE = re.compile(r"^(?:and |but |so )?(?:even if|if|in case|suppose|what if)\b")
 # Words that soften without changing what is said ("발목이 좀 부었어요"): left out of the
@@ -149,9 +154,18 @@ class SafetyCheck:
         return trace
 
     def _trace(self, text: str) -> Trace:
-        named = []
+        named: list[tuple[frozenset[str], frozenset[str]]] = []
         supposed = False  # the clause before opened with "if": this one is its consequence
         for clause in self._clauses(text):
+            if (
+                named
+                and _DATES_BACK.match(clause.spaced)
+                and self._guards["past"].search(clause, whole=True)
+            ):
+                # "… he would kill me when the bouncer dragged him out. that was a month ago"
+                # (legal_set14 S2): a clause that only dates the one before makes it past
+                terms, guards = named[-1]
+                named[-1] = (terms, guards | {"past"})
             found = frozenset(n for n, t in self._terms.items() if t.search(clause))
             if found:  # a clause naming no term adds nothing, whatever guards it holds
                 guards = frozenset(
