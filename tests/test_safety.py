@@ -579,6 +579,9 @@ NEAR_MISSES: dict[str, list[str]] = {
         "남편이 때리면 어떻게 해야 하나요",
         # the assault told with "I'm fine now" (legal tester set 5, tQ1)
         "The guy was drunk, punched me in the face twice. But I'm fine now, not in any danger.",
+        # a blow denied (legal_set14 B3: "but he never hit me" fired)
+        "he was always like this, last december when we were still dating he threw my phone at"
+        " the wall once when he was drunk, but he never hit me",
         # a threat dated by the clause after it (legal_set14 S2)
         "He also yelled that he would kill me when the bouncer dragged him out. that was a"
         " month ago, I'm not worried now",
