@@ -550,6 +550,7 @@ def test_parse_duration_months_none(text: str) -> None:
         # the weekday said of a corrected day is that day's (legal_set13 B1 kept 2026-11-24)
         ("it was october 14 not 13, it was tuesday", ["2026-10-14"]),
         ("october 14, which was a tuesday", ["2026-10-14"]),
+        ("it was friday the 18th of september", ["2026-09-18"]),
         ("on oct 14 i called and on friday he came", ["2026-10-14", "2026-11-20"]),
         # a weekday right after a day told alone is that day's, no date of its own (legal_set14
         # A1: "16일 금요일" gave the Friday before the message)

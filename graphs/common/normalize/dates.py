@@ -624,9 +624,10 @@ _DAY_BEFORE = re.compile(
 
 
 # What may stand between a day and its weekday: "9월20일 토요일", "October 14 (Tuesday)",
-# "october 14 not 13, it was tuesday" (legal_set13 B1 kept 2026-11-24 for the Tuesday).
+# "october 14 not 13, it was tuesday" (legal_set13 B1 kept 2026-11-24 for the Tuesday),
+# "friday the 18th of september" (legal_set14 B4: the Friday before the message as well).
 _BESIDE = re.compile(
-    r"[\s,()\[\]]*(?:(?i:not)\s+\d{1,2}(?i:st|nd|rd|th)?[\s,]*)?"
+    r"[\s,()\[\]]*(?:(?i:the)\s+)?(?:(?i:not)\s+\d{1,2}(?i:st|nd|rd|th)?[\s,]*)?"
     r"(?:(?i:it|that|which)\s+(?i:was|is)\s+(?:(?i:a)\s+)?)?"
 )
 
