@@ -87,6 +87,7 @@ ON_ITS_MESSAGE = {
     "legal_set11",
     "legal_set12",
     "legal_set13",
+    "legal_set14",
 }
 
 

@@ -315,6 +315,9 @@ FIRES: dict[str, list[str]] = {
     ],
     # asking whether to call 112 (held-out: "112 불러도되냐구요ㅠ"); a report only with a threat
     "POLICE_ASKED": [
+        # legal_set14 A4: a threat to come tonight, the address known, asked as people type it
+        "잠깐 방금 강태민한테 카톡 왔는데 오늘밤에 우리집 찾아간다고 함 주소 안다고 기다리라고..."
+        " 집에 와이프랑 애들 있는데 어떡함",
         # legal_set9 T1: the collector says he comes to her workplace today; she is there
         "아 잠깐만요 방금 김실장한테 문자옴 오늘 지사로 찾아간다고 얼굴보고 받아간다고ㅠㅠ 저 지금"
         " 지사에 있는데 어떡해요",
@@ -794,6 +797,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "아이가 교문 앞에서 기다리고 있어요 데리러 가야 해요",
     ],
     "POLICE_ASKED": [
+        "돈 못 받으면 어떡해요",  # no threat: a worry about money
+        "계약서가 없는데 어떡하죠",
         "사기 당했는데 경찰에 신고해야 하나요?",  # a legal question, no threat told
         "경찰서에 고소장 내야 하나요?",
         "should I report the scam to the police?",
