@@ -560,3 +560,27 @@ def test_the_new_value_of_an_items_change_is_no_item_of_its_own(knowledge) -> No
     kept = memo.without_fixed(told, fix, recorded)
     assert [i["amount"] for i in kept] == [300_000]
     assert memo.without_fixed(told, [], recorded) == told
+
+
+@pytest.mark.parametrize(
+    ("text", "date", "planned"),
+    [
+        # a day said without its year, not told as past, two weeks ahead: the coming one
+        # (legal_set14 R4's hearing, B1's labour-office meeting were dated last year)
+        ("청문 날짜는 12월 10일입니다.", "2026-12-10", True),
+        ("they say come meeting december 8", "2026-12-08", True),
+        ("the hearing is scheduled for december 10", "2026-12-10", True),
+        # told as past, in either language: the one behind
+        ("12월 5일에 돈을 빌려줬어요", "2025-12-05", False),
+        ("12월 5일에 만나서 돈을 줬어요", "2025-12-05", False),
+        ("i sent him 50만원 on dec 2", "2025-12-02", False),
+        ("we signed it on december 3", "2025-12-03", False),
+        # far ahead: the one behind, as before
+        ("3월 5일에 계약", "2026-03-05", False),
+    ],
+)
+def test_a_day_without_its_year_lies_ahead_only_when_near_and_not_told_as_past(
+    knowledge, brain, text, date, planned
+) -> None:
+    (item,) = section(items(knowledge, brain, text), "chronology")
+    assert (item["date"], item["planned"]) == (date, planned)

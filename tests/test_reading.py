@@ -212,3 +212,17 @@ def test_a_reading_inside_a_question_is_a_fact_to_confirm_and_a_relatives_is_the
     assert clause.about is About.OTHER
     (aside,) = reader.read(extractor(), "술 얘기 안 했는데요").reading.values
     assert aside.role is Role.TAKEN_BACK
+
+
+def test_a_value_its_field_word_placed_outranks_a_default_placement(
+    reader: FactExtractor,
+) -> None:
+    """The notice date is the day told with the notice, not a later day the date field would
+    take by default (legal_set14 R4 got the hearing proposed as the notice date)."""
+    reading = reader.read(
+        "사전통지서는 11월 20일에 구청에서 받았고, 청문은 12월 11일 오후 2시로 잡혀 있습니다.",
+        sub_type="BUSINESS_SUSPENSION",
+        asked="objection_filed",
+        now=NOW,
+    )
+    assert reading.facts.get("notice_date") == "2026-11-20"

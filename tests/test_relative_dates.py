@@ -138,6 +138,9 @@ def test_a_time_limit_without_its_year_lies_ahead_when_near() -> None:
     assert readings("12월 7일부터 내년 2월 4일까지요", sunday) == [["2026-12-07"], ["2027-02-04"]]
     assert readings("1월4일 전에 이의신청만 하면 되는겁니까?", sunday) == [["2027-01-04"]]
     assert readings("12월 1일부터요", sunday) == [["2025-12-01"]]
+    # an offer standing until a day (legal_set14 B4 dated it last year); a past "until" stays
+    assert readings("the offer stands until the 11th of December", sunday) == [["2026-12-11"]]
+    assert readings("i worked there until october 10", sunday) == [["2026-10-10"]]
 
 
 def test_a_month_with_this_year_is_not_yearless_nor_given_an_earlier_year() -> None:

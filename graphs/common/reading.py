@@ -136,9 +136,14 @@ class Reading:
     @property
     def facts(self) -> dict[str, Any]:
         """Other fields' stated values, the latest telling of each winning (a telling that
-        reads two ways is in `choices` instead)."""
+        reads two ways is in `choices` instead). A value a word of its field placed outranks
+        one its kind's default placed ("사전통지서는 11월 20일에 받았고 … 청문은 12월 11일":
+        the notice date is the 20th, legal_set14 R4)."""
         facts: dict[str, Any] = {}
+        placed = {v.field for v in self.values if v.role is Role.FACT and v.cued}
         for value in self.values:
+            if value.field in placed and not value.cued:
+                continue
             if value.role is Role.FACT and value.field is not None:
                 facts[value.field] = value.value
                 if value.alternatives:

@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from graphs.common.intents import read_intent
-from graphs.common.normalize import find_dates, is_future
+from graphs.common.normalize import find_dates, is_future, near_ahead
 from graphs.common.normalize.amounts import find_amounts
 from graphs.common.reading import ASKS, ASKS_BY_ORDER, Reading, Role
 from graphs.common.text import clause_spans
@@ -217,6 +217,9 @@ def read_items(
         dates = [
             m for m in find_dates(lowered, now=now, allow_future=planned) if m.value not in gone
         ]
+        ends = max(s.end for s in spans if s.sentence == span.sentence)
+        if not planned and not told_as_past(text[span.start : ends]):
+            dates = [near_ahead(m, now) for m in dates]
         # a clause dated ahead of its message ("다음 달에 200만원 준다고") tells a plan
         planned = planned or any(is_future(m.value, now=now) for m in dates)
         named = [(n, w) for n, w in people(clause, kn) if not _role_word(kn, n)]
@@ -407,6 +410,20 @@ def _past(clause: str) -> bool:
         "가" <= ch <= "힣" and ch != "있" and (ord(ch) - 0xAC00) % 28 == _PAST_FINAL
         for ch in clause
     )
+
+
+# An English verb in the past: a common irregular one, or one in -ed not after a form of "be"
+# ("i was fired", "he sent", "they paid"; not "the hearing is scheduled for").
+_PAST_EN = re.compile(
+    r"\b(?:was|were|did|had|said|told|went|came|sent|paid|got|gave|took|made|hit|quit|left|"
+    r"met|saw|found|bought|sold|lost|kept|brought|began|ago|yesterday)\b"
+    r"|(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )\b[a-z]+[^e\W]ed\b"
+)
+
+
+def told_as_past(words: str) -> bool:
+    """Whether words tell something as past, in Korean or English."""
+    return _past(words) or _PAST_EN.search(words.lower()) is not None
 
 
 def _role_word(kn: Knowledge, name: str) -> bool:

@@ -13,7 +13,7 @@ from graphs.common.normalize.counts import (
     parse_decimal,
     parse_int,
 )
-from graphs.common.normalize.dates import find_dates, is_future, parse_date
+from graphs.common.normalize.dates import find_dates, is_future, near_ahead, parse_date
 from graphs.common.normalize.durations import find_durations, parse_duration_months
 from graphs.common.normalize.numbers import Match
 from graphs.common.normalize.yesno import parse_yes_no, phrase_polarity
@@ -26,6 +26,7 @@ __all__ = [
     "find_durations",
     "find_ints",
     "is_future",
+    "near_ahead",
     "parse_amount",
     "parse_date",
     "parse_days",

@@ -131,7 +131,8 @@ _LIMIT_AFTER = re.compile(
 )
 _LIMIT_PAST = re.compile(r"^\s?\S*(?:었|았|했|였|켰|췄|웠|쳤|셨|갔|왔|냈|줬)")
 _LIMIT_BEFORE = re.compile(
-    r"(?:\bdue|\bdeadline|\bby|\bno later than|\bexpires?|기한은?|마감은?)\s*(?:is\s*|on\s*|:\s*)?$",
+    r"(?:\bdue|\bdeadline|\bby|\bno later than|\bexpires?|\buntil|\btill|기한은?|마감은?)"
+    r"\s*(?:is\s*|on\s*|:\s*)?(?:the\s*)?$",
     re.I,
 )
 _LIMIT_AHEAD_DAYS = 183
@@ -155,6 +156,34 @@ def _limit_ahead(value: _NoYear, text: str, start: int, end: int, now: datetime)
                 return _iso(year, value.month, value.day)
             return None
     return None
+
+
+# A day said without its year in words told not as past ("청문 날짜는 12월 10일입니다", "they
+# say come meeting december 8", said in November): the coming one when it is this near, not the
+# one almost a year back (legal_set14 R4, B1: a hearing and a labour-office meeting dated last year).
+_NEAR_AHEAD_DAYS = 62
+
+
+def near_ahead(m: Match, now: datetime) -> Match:
+    """`m` (a date `find_dates` placed in the past for want of a year) a year later when that
+    falls within the next two months; `m` itself otherwise."""
+    value = str(m.value)
+    if not m.yearless or len(value) < 7:
+        return m
+    later = _iso(
+        int(value[:4]) + 1, int(value[5:7]), int(value[8:10]) if len(value) == 10 else None
+    )
+    today = now.date()
+    if later is None:
+        return m
+    first = date.fromisoformat(later if len(later) == 10 else f"{later}-01")
+    if first <= today and len(later) == 10:
+        return m
+    if len(later) == 7 and later < today.isoformat()[:7]:
+        return m
+    if (first - today).days > _NEAR_AHEAD_DAYS:
+        return m
+    return Match(later, m.start, m.end, (), yearless=True)
 
 
 def _last_day(year: int, month: int) -> int:
