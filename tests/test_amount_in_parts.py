@@ -90,3 +90,56 @@ def extractor(knowledge: Knowledge) -> FactExtractor:
 def test_which_answers_add_up_parts(extractor, sub_type, text, summed) -> None:
     reading = extractor.read(text, sub_type=sub_type, asked="amount", now=NOW)
     assert (reading.answer if reading.answer_summed else None) == summed
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text"),
+    [
+        # amounts of different kinds, none opening the answer nor named its total (legal_set14
+        # A1 kept the detection fee, the last amount, as the whole loss)
+        (
+            "DAMAGES",
+            "인테리어 업체에서 견적 340만원 나왔고요 맥북은 작년 2월에 289만원 주고 산건데 "
+            "수리비 168만원 이래요. 누수탐지 업체도 제가 불러서 22만원 냈어요",
+        ),
+        ("LOAN", "두 번 빌려줬는데 500만원은 갚았고 1000만원 남았어요"),
+    ],
+)
+def test_several_amounts_of_different_kinds_are_no_answer(extractor, sub_type, text) -> None:
+    reading = extractor.read(text, sub_type=sub_type, asked="amount", now=NOW)
+    assert reading.answer is None
+    assert reading.invalid == "amount_several"
+
+
+async def test_several_amounts_are_listed_back_and_each_kept_in_the_memo(engine: Engine) -> None:
+    await asked_amount(engine)
+    shown = await engine.handle(
+        text("두 번 빌려줬는데 500만원은 갚았고 1000만원 남았어요", minutes=1)
+    )
+    said = joined(shown)
+    assert "5,000,000" in said and "10,000,000" in said
+    values = await graph_values(engine)
+    assert "amount" not in values["facts"]
+    kept = sorted(i["amount"] for i in values["memo"] if i["section"] == "money")
+    assert kept == [5_000_000, 10_000_000]
+    await engine.handle(text("합계 1500만원이요", minutes=2))
+    assert (await graph_values(engine))["facts"]["amount"] == 15_000_000
+
+
+async def test_a_bare_total_named_among_written_parts_is_the_answer_to_confirm(
+    engine: Engine,
+) -> None:
+    """ "총 800정도요" before the parts (legal_set15 R1 kept the last part, 1,000,000, as the
+    amount lent): the total, read in 만, confirmed."""
+    await asked_amount(engine)
+    shown = await engine.handle(
+        text(
+            "총 800정도요 여러번 나눠서 빌려줬어요 작년 3월 12일에 300만원 보내줬고 "
+            "6월 5일에 150 9월 20일에 200 그리고 올해 1월 8일에 100만원",
+            minutes=1,
+        )
+    )
+    assert "8,000,000" in joined(shown)
+    assert "a:amount:confirm" in offered(shown)
+    await engine.handle(choice("a:amount:confirm"))
+    assert (await graph_values(engine))["facts"]["amount"] == 8_000_000

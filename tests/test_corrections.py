@@ -73,6 +73,31 @@ async def test_a_request_is_no_name_and_changes_nothing(engine: Engine) -> None:
     assert (await graph_values(engine))["facts"]["counterparty"] == before
 
 
+async def test_another_person_named_beside_a_role_word_replaces_no_other_party(
+    engine: Engine,
+) -> None:
+    """A witness, an adjuster, an app named later are other parties, kept in the memo, not a
+    correction of the recorded one (legal_set14 A3, A1, R1, R6 were each asked to replace the
+    other party with one of them)."""
+    await finished(engine)
+    before = (await graph_values(engine))["facts"]["counterparty"]
+    for n, said in enumerate(
+        [
+            "그날 옆에서 본 정우라는 친구도 있구요",
+            "보험사에서 손해사정사 정민호 과장이라는 사람이 와서 보고 갔어요",
+            "나중에 코인웨이브라는 앱을 깔았어요",
+            "경찰서에서 받은 스마트워치도 차고있어요",
+        ]
+    ):
+        reply = await engine.handle(text(said, minutes=2 + n))
+        assert "→" not in joined(reply), said
+    values = await graph_values(engine)
+    assert values["facts"]["counterparty"] == before
+    named = {i.get("name") for i in values["memo"] if i["section"] == "parties"}
+    assert "정우" in {str(n).split()[0] for n in named if n}
+    assert not any("스마트" in str(n) for n in named)
+
+
 async def test_a_name_corrected_during_the_intake_waits_for_the_yes(engine: Engine) -> None:
     await engine.handle(text(LOAN))
     shown = await engine.handle(text("아 김민수 말고 김민호예요", minutes=1))

@@ -710,3 +710,32 @@ def test_the_person_written_for_is_not_the_other_party(extractor: FactExtractor,
         "친형한테 2천만원 빌려줬는데 안 갚아요", sub_type="LOAN", asked=None, now=NOVEMBER
     )
     assert reading.facts.get("counterparty_type") == "family"
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text", "field", "value"),
+    [
+        # a close junior is no family (legal_set15 R1)
+        (
+            "LOAN",
+            "친한 동생한테 돈을 빌려줬는데 못받고 있어요",
+            "counterparty_type",
+            "acquaintance",
+        ),
+        ("LOAN", "친동생한테 돈을 빌려줬는데 못받고 있어요", "counterparty_type", "family"),
+        # the victim's parent speaks of "the perpetrator student": no accused role (legal_set15
+        # R2 was offered to turn the victim's record into the accused's)
+        (
+            "SCHOOL_VIOLENCE",
+            "가해 학생 부모들이 사과하는 게 제일 원하는 거예요",
+            "party_role",
+            None,
+        ),
+        ("SCHOOL_VIOLENCE", "저희 애가 가해학생으로 신고됐어요", "party_role", "accused"),
+    ],
+)
+def test_words_that_look_like_an_option_and_are_not(
+    extractor: FactExtractor, sub_type: str, text: str, field: str, value: str | None
+) -> None:
+    reading = extractor.read(text, sub_type=sub_type, asked=None, now=NOVEMBER)
+    assert reading.facts.get(field) == value

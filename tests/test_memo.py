@@ -262,8 +262,8 @@ def test_the_summary_shows_the_memo_and_key_fields_point_at_items(kb, brain) -> 
     for title in ("[시간순 경위]", "[금전 내역]", "[관련 인물·기관]", "[취한 조치]"):
         assert title in text_out
     assert "5,000,000원 — 빌려준 돈 · 김민수" in text_out
-    # "5월" told without its year in a story of last year: the year is marked as assumed
-    assert text_out.index("2025-03 «") < text_out.index("2026-05 (연도 추정) «")
+    # "5월" told after "작년 3월" in the same sentence: last year's, the person's own year
+    assert text_out.index("2025-03 «") < text_out.index("2025-05 «")
     english = build_summary(kb, state, "en", today=NOW.date())["text"]
     assert "[Money]" in english and "KRW 1,000,000 — repaid" in english
 
@@ -505,7 +505,8 @@ def test_days_told_without_a_year_follow_the_story_they_are_told_in(knowledge, b
     dated = story_years(told, [], now=NOW)
     days = [i["date"] for i in section(dated, "chronology")]
     assert days == ["2024-05-10", "2024-07-22", "2024-06-03"]
-    assert all(i.get("yearless") for i in section(dated, "chronology")[1:])
+    # the year said earlier in the sentence carries: the person's, no guess of ours
+    assert not any(i.get("yearless") for i in section(dated, "chronology"))
     # an event of the record: the next message's day follows it
     record = section(dated, "chronology")
     later = story_years(items(knowledge, brain, "9월2일에 내용증명 보냈어요"), record, now=NOW)
@@ -531,6 +532,27 @@ def test_a_recent_day_stays_this_years_whatever_the_story(knowledge, brain) -> N
     summons = items(knowledge, brain, "노동청에서 12월4일날 출석하라고 연락왔어요", "WAGE_ARREARS")
     [ahead] = section(summons, "chronology")
     assert (ahead["date"], ahead["planned"]) == ("2026-12-04", True)
+
+
+def test_a_story_that_has_moved_on_pulls_no_day_back_to_an_older_year(knowledge, brain) -> None:
+    """legal_set15 A1 (both modes): a loan "작년 3월에" told after a death this June pulled the
+    family's "7월1일" and "8월15일" back to 2025."""
+    record = [
+        {
+            "id": "m1",
+            "section": "chronology",
+            "date": "2026-06-14",
+            "quote": "6월 14일에 돌아가셨어요",
+            "yearless": True,
+        },
+        {"id": "m2", "section": "chronology", "date": "2025-03", "quote": "작년 3월에 빌려줬다고"},
+    ]
+    told = items(knowledge, brain, "사망신고할때 7월1일에 떼놓은거 있어요", "INHERITANCE")
+    kept = story_years(told, record, now=NOW)
+    assert [i["date"] for i in section(kept, "chronology")] == ["2026-07-01"]
+    # the story still at its older year: the day follows it, as before
+    old = story_years(told, record[1:], now=NOW)
+    assert [i["date"] for i in section(old, "chronology")] == ["2025-07-01"]
 
 
 def test_an_item_without_a_calendar_date_breaks_no_reading_of_years(knowledge, brain) -> None:
@@ -575,6 +597,11 @@ def test_the_new_value_of_an_items_change_is_no_item_of_its_own(knowledge) -> No
         ("12월 5일에 만나서 돈을 줬어요", "2025-12-05", False),
         ("i sent him 50만원 on dec 2", "2025-12-02", False),
         ("we signed it on december 3", "2025-12-03", False),
+        # reported speech: the tense of what it reports (legal_set15 R2: a hearing next week
+        # dated last year)
+        ("학폭위는 12월 4일이라고 들었어요", "2026-12-04", True),
+        ("they told me the hearing is on december 4", "2026-12-04", True),
+        ("12월 4일에 만났다고 들었어요", "2025-12-04", False),
         # far ahead: the one behind, as before
         ("3월 5일에 계약", "2026-03-05", False),
     ],

@@ -382,7 +382,12 @@ def _corrects(
     if targets.get(kinds.get(key, "")) == key:
         return True
     if key in ex.cued:
-        return True
+        # another person named beside a role word ("그날 옆에서 본 정우라는 친구", "손해사정사
+        # 정민호 과장") is another party, kept in the memo: the recorded one changes only when
+        # the message says something was wrong (legal_set14 A1, A3, R1, R6 were each asked to
+        # replace the other party with a witness, an adjuster, an app, a smartwatch)
+        named = any(v.kind == "name" and v.field == key for v in ex.values)
+        return not named or ex.correction
     if kinds.get(key) in ("choice", "multi_choice", "yesno") and ex.correction:
         return True  # "퇴직금은 받았어요, 아까 잘못 말했어요": the field's own words, corrected
     return False

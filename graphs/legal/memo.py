@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from graphs.common.intents import read_intent
-from graphs.common.normalize import find_dates, is_future, near_ahead
+from graphs.common.normalize import Match, find_dates, is_future, near_ahead
 from graphs.common.normalize.amounts import find_amounts
 from graphs.common.reading import ASKS, ASKS_BY_ORDER, Reading, Role
 from graphs.common.text import clause_spans
@@ -184,6 +184,7 @@ def read_items(
         wished[n] = not _past(text[s.start : s.end]) and (
             _wishes(kn, text[s.start : upto]) or (joined and wished[n + 1])
         )
+    year_told = [m for m in find_dates(text.lower(), now=now) if not m.yearless]
     carried: str | None = None  # the role of the clause before, for a list that follows it
     carried_in: int | None = None  # the sentence a carried role is bound to (None: any)
     for n, span in enumerate(spans):
@@ -217,6 +218,9 @@ def read_items(
         dates = [
             m for m in find_dates(lowered, now=now, allow_future=planned) if m.value not in gone
         ]
+        # a year said earlier in the sentence carries to this clause's dates ("작년 3월 12일에
+        # 300만원 보내줬고 6월 5일에 150": last June, legal_set15 R1 got this year's)
+        dates = [_carried(m, year_told) for m in dates]
         ends = max(s.end for s in spans if s.sentence == span.sentence)
         if not planned and not told_as_past(text[span.start : ends]):
             dates = [near_ahead(m, now) for m in dates]
@@ -404,6 +408,16 @@ def _bare_list(clause: str, *, now: datetime) -> bool:
 _PAST_FINAL = 20  # ㅆ as a Hangul syllable's final consonant: 했, 갔, 났, 었 (not 있)
 
 
+def _carried(m: Match, whole: list[Match]) -> Match:
+    """A date a clause read without its year, with the year the whole message gives the same
+    day (a year said earlier in its sentence), when it gives one."""
+    if not m.yearless:
+        return m
+    value = str(m.value)
+    same = [w for w in whole if len(str(w.value)) == len(value) and str(w.value)[4:] == value[4:]]
+    return Match(same[0].value, m.start, m.end, m.alternatives) if len(same) == 1 else m
+
+
 def _past(clause: str) -> bool:
     """Whether a Korean clause holds a past tense ("찾아갔고", "보냈는데")."""
     return any(
@@ -421,8 +435,21 @@ _PAST_EN = re.compile(
 )
 
 
+# Reported speech: its tense is the telling's, not the event's ("학폭위는 12월 4일이라고
+# 들었어요", "they told me the hearing is on december 4": legal_set15 R2 dated it last year).
+_REPORTED_KO = re.compile(r"(?:이)?라고|다고|라며|다며|래요|대요|라더|다더")
+_REPORTED_EN = re.compile(
+    r"\b(?:said|told (?:me|us|him|her|them)|heard|wrote|texted|emailed)\b(?:\s+that)?", re.I
+)
+
+
 def told_as_past(words: str) -> bool:
-    """Whether words tell something as past, in Korean or English."""
+    """Whether words tell something as past, in Korean or English (a reported speech by the
+    tense of what it reports)."""
+    cut = _REPORTED_KO.search(words)
+    if cut is not None:
+        words = words[: cut.start()]
+    words = _REPORTED_EN.sub(" ", words)
     return _past(words) or _PAST_EN.search(words.lower()) is not None
 
 

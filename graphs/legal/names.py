@@ -56,11 +56,16 @@ NOT_A_NAME_START = frozenset(
 _COMPANY_PARTICLE = (
     r"(?:에서|에게|한테|이랑|랑|하고|으로|로|에|이|가|은|는|을|를|와|과|도|의)?(?:[\s,.!?]|$)"
 )
+# What may follow a company's name: a particle, the copula, or nothing of the word.
+_COMPANY_END = (
+    r"(?:에서|에게|한테|이랑|랑|하고|으로|로|에|이|가|은|는|을|를|와|과|도|의|이요|요|이에요|에요|"
+    r"예요|이라는|라는|이라고|라고|이고|이랑|인데)?(?:[^가-힣A-Za-z0-9]|$)"
+)
 COMPANY = re.compile(
     rf"(?P<name>(?:\(주\)\s*|주식회사\s*)(?!{_COMPANY_PARTICLE})[가-힣A-Za-z0-9]{{1,20}}?"
     rf"(?={_COMPANY_PARTICLE})|"
     r"[가-힣A-Za-z0-9]{1,20}(?:\s?주식회사|\s?\(주\)|(?<!직장)(?<!직속)상사|건설|산업|유통|식당|마트|카페|"
-    r"편의점))"
+    rf"편의점)(?={_COMPANY_END}))"  # at a word's end: "스마트워치" names no mart (legal_set14 R6)
 )
 _KOREAN_NAME = re.compile(rf"{SURNAME}[가-힣]{{1,3}}")
 # Tags that cannot be (part of) a name: particles, endings, the copula, verbs, adjectives,

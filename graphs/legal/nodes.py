@@ -25,7 +25,7 @@ from graphs.common.normalize import (
     parse_yes_no,
     phrase_polarity,
 )
-from graphs.common.normalize.amounts import bare_in_man
+from graphs.common.normalize.amounts import TOTAL_SAID, bare_in_man
 from graphs.common.reading import Reading, Role
 from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import memo as legal_memo
@@ -739,8 +739,11 @@ def _amount_in_man(spec: FieldSpec, ex: Reading, text: str, lang: str, work: _An
         m
         for m in bare
         if any(c and c.lower() in lowered[max(0, m.start - 8) : m.start] for c in spec.cues)
+        # or its total named ("총 800정도요 여러번 나눠서 … 300만원 … 150": legal_set15 R1)
+        or any(0 <= m.start - t.end() <= 3 for t in TOTAL_SAID.finditer(lowered))
     ]
-    chosen = after_cue if len(after_cue) == 1 else bare if len(bare) == 1 else []
+    alone = bare if len(bare) == 1 and work.reason != "amount_several" else []
+    chosen = after_cue if len(after_cue) == 1 else alone
     if chosen:
         work.value, work.reason = chosen[0].value, None
         work.in_man = text[chosen[0].start : chosen[0].end]
@@ -876,6 +879,11 @@ def _missed(
     elif reason != Miss.ELSEWHERE:  # (a message about another fact was answered above)
         answer = state.get("answer") or {}
         shown = answer.get("text", "")[:40] if reason == "date_future" else ""
+        if reason == "amount_several":
+            spec = kn.k2.field(state["sub_type"], key)
+            shown = ", ".join(
+                prompts.format_value(kn, spec, m.value, lang) for m in find_amounts(text)[:8]
+            )
         update["invalid"] = {"field": key, "reason": reason, "value": shown}
         if text:  # kept to show staff the person's own words should the field stay unread
             update["tried"] = {**state.get("tried", {}), key: text[:200]}

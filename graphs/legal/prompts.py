@@ -15,6 +15,7 @@ from knowledge.models import FieldSpec
 REASON_KEYS = {
     "amount_nonpositive": "invalid_amount_nonpositive",
     "amount_unparsed": "invalid_amount_unparsed",
+    "amount_several": "invalid_amount_several",
     "date_future": "invalid_date_future",
     "date_unparsed": "invalid_date_unparsed",
     "yesno": "invalid_yesno",
@@ -267,8 +268,10 @@ def reason_text(
     spec = kn.k2.field(sub_type, invalid["field"])
     reason = invalid["reason"]
     values: dict[str, Any] = {}
-    if reason == "date_future":
+    if reason in ("date_future", "amount_several"):
         values["value"] = invalid.get("value") or ""
+    if reason == "amount_several":
+        values["field"] = spec.label.get(lang)
     if reason == "int_range":
         values.update(minimum=spec.minimum or 0, maximum=spec.maximum or 0)
     text = kn.message(REASON_KEYS[reason], lang, **values)

@@ -155,7 +155,10 @@ def story_years(
 
 
 def _anchor(record: list[dict[str, Any]]) -> str | None:
-    """The latest told event of the record written with its year and at least its month."""
+    """The latest told event of the record written with its year and at least its month; None
+    when the record already holds an event more than `STORY_SPAN` after it (the story has
+    moved on: "작년 3월에 빌려줬다고" told after a death this June does not pull "7월1일" back a
+    year, legal_set15 A1 in both modes)."""
     dated = [
         i["date"]
         for i in record
@@ -164,7 +167,18 @@ def _anchor(record: list[dict[str, Any]]) -> str | None:
         and not i.get("planned")
         and len(str(i.get("date", ""))) >= 7
     ]
-    return dated[-1] if dated else None
+    if not dated:
+        return None
+    anchor = dated[-1]
+    start = date.fromisoformat(anchor if len(anchor) == 10 else f"{anchor}-01")
+    later = [
+        i["date"] for i in record if _dated(i) and not i.get("planned") and len(str(i["date"])) >= 7
+    ]
+    for value in later:
+        day = date.fromisoformat(value if len(value) == 10 else f"{value}-01")
+        if day > start + STORY_SPAN:
+            return None
+    return anchor
 
 
 def _in_story(value: Any, anchor: str | None, *, now: datetime) -> str | None:

@@ -217,11 +217,17 @@ def _amount_value(num: str, mult: str | None, trail: str | None) -> Decimal | No
 _BARE_MAN = re.compile(
     rf"(?<![\d.,:/\-])(?P<num>(?:[\d{_K}]?천)?(?:[\d{_K}]?백)?(?<=[천백])|\d{{2,5}})"
     r"(?=\s|$|[.,!?~)]|(?:은|는|을|를|도|이|에|요|이요|이네요|이에요|예요|이었어요|였어요|이래요|"
-    r"래요|입니다|정도|쯤|씩|이고|인데)(?![가-힣]))"
+    r"래요|입니다|정도|쯤|씩|이고|인데)요?(?![가-힣]))"  # "800정도요" (legal_set15 R1)
 )
 
 
 _NOT_MONEY_AFTER = re.compile(r"\s?(?:일|월|시|분|호|층|번|%|세|살)")
+
+
+# Words naming a total: "합쳐서 3000만원", "총 800정도요", "in total", "altogether".
+TOTAL_SAID = re.compile(
+    r"합쳐|합해|합치|합하|합계|(?<![가-힣])총|(?i:\bin total\b|\baltogether\b|\badds? up to\b)"
+)
 
 
 def bare_in_man(text: str, *, korean: bool) -> list[Match]:
