@@ -217,6 +217,7 @@ FIRES: dict[str, list[str]] = {
         "흑변을 보고 어지러워요",
         "he's bleeding heavily",
         "she's throwing up blood",
+        "there is blood everywhere, he is bleeding a lot",
     ],
     "ANAPHYLAXIS": [
         "땅콩 먹고 입술이 퉁퉁 부었어요",
@@ -694,6 +695,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "팔에 힘이 없어요 운동을 너무 해서",
     ],
     "BLEEDING": [
+        # legal_set15 S6: how it was, two weeks before
+        "honestly it was really scary, blood everywhere, but im fine now",
         # legal_set9 T4: that night's blood, three weeks before
         "it was on nov 6, friday night. we were at a 노래방 in 역삼동 around 11:30pm. he got mad"
         " and punched me in the face twice, i was bleeding everywhere",

@@ -156,6 +156,7 @@ class SafetyCheck:
     def _trace(self, text: str) -> Trace:
         named: list[tuple[frozenset[str], frozenset[str]]] = []
         supposed = False  # the clause before opened with "if": this one is its consequence
+        was = False  # the clause before told only that it was past
         for clause in self._clauses(text):
             if (
                 named
@@ -173,7 +174,16 @@ class SafetyCheck:
                 )
                 if supposed:  # "If he gets physical again, do I call 112?"
                     guards |= {"hypothetical"}
+                if was and "now" not in found:
+                    guards |= {"past"}  # "it was really scary, blood everywhere" (set15 S6)
                 named.append((found, guards))
+            # a clause that only tells the past of what it opens, naming no sign itself, dates
+            # the clause right after it
+            was = (
+                not found
+                and clause.spaced.rstrip().endswith(",")
+                and self._guards["past"].search(clause, whole=True)
+            )
             supposed = bool(_IF_CLAUSE.match(clause.spaced))
         return Trace(tuple(named))
 
