@@ -578,3 +578,41 @@ async def test_while_a_danger_holds_what_if_he_comes_is_the_danger_told_again(
     assert codes(what_if) == ["AT_THE_DOOR"]
     noise = await engine.handle(said("지금 위에서 쿵쿵 소리나고 내려올거 같아요", hours=0.3))
     assert codes(noise) == ["AT_THE_DOOR"]
+
+
+async def test_a_message_right_after_a_safety_reply_is_not_told_it_was_written_down(
+    engine: Engine, knowledge
+) -> None:
+    """legal_set15 R6, A3: "112에 전화했어요 경찰 오고있대요 문 다 잠궜어요" right after the
+    alert at the door got "그 내용은 이미 적어 두었어요 … 이번 질문에 대한 답을 알려 주세요"."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("전남친이 헤어지고나서도 계속 연락하고 따라다녀요ㅠㅠ"))
+    await engine.handle(said("9월20일에 헤어졌는데 그뒤로 카톡 백통넘게 와요", hours=0.1))
+    door = await engine.handle(
+        said("잠깐만요 지금 걔가 문앞에 있어요ㅠㅠㅠ 초인종 계속 누르고 문 두드려요", hours=0.2)
+    )
+    assert codes(door) == ["AT_THE_DOOR"]
+    after = await engine.handle(said("112에 전화했어요 경찰 오고있대요 문 다 잠궜어요", hours=0.25))
+    said_back = " ".join(m["text"] for m in after.messages)
+    assert "이미 적어 두었어요" not in said_back
+    assert knowledge.message("safety_resume", "ko") in said_back
+
+
+async def test_the_one_at_the_door_still_there_after_the_alert_gets_the_numbers_again(
+    engine: Engine,
+) -> None:
+    """legal_set15 A3 (rules mode): "112에 전화했어요 경찰 온대요 아직 밖에서 소리지르고
+    있어요" right after the alert at the door got no safety reply."""
+    await engine.use_domain(CHAT, "legal")
+    await engine.handle(said("윗집 층간소음 때문에 몇달째 못자요"))
+    door = await engine.handle(
+        said(
+            "지금 윗집 남자가 우리집 문을 쾅쾅 두드리면서 죽여버린다고 소리지르고 있어요", hours=0.1
+        )
+    )
+    assert "AT_THE_DOOR" in codes(door)
+    still = await engine.handle(
+        said("112에 전화했어요 경찰 온대요 아직 밖에서 소리지르고 있어요", hours=0.15)
+    )
+    assert "AT_THE_DOOR" in codes(still)
+    assert "112" in still.messages[0]["text"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -714,7 +715,13 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         # is asked again and the miss counts, so restating or correcting cannot loop.
         work.reason = Miss.ELSEWHERE
         if read.same == other:  # nothing new at all: say it is already written down
-            work.restated_note = _already_recorded(kn, sub_type, read.same, lang)
+            work.restated_note = (
+                # "112에 전화했어요 … 아직 밖에서 소리지르고 있어요" right after a safety reply
+                # (legal_set15 A3, R6 were told "already written down, answer this question")
+                prompts.say(kn, lang, "safety_resume")
+                if _danger_near(state, work.at)
+                else _already_recorded(kn, sub_type, read.same, lang)
+            )
     if key in ex.facts or work.value is not None:
         work.approx |= _approx(ex, {key: work.value})
 
@@ -763,6 +770,7 @@ def _only_kept(state: LegalState, text: str, work: _Answer, kn: Knowledge) -> No
         work.value, work.aside = None, True
     work.reason, work.said_unknown = None, False
     work.restated_note = None
+    update["danger_at"] = work.at
     story = told_story.told(state.get("story", []), text, at=work.at, carries=True)
     update["story"] = story
     work.facts["action_description"] = told_story.account(state.get("description", ""), story)
@@ -1291,6 +1299,20 @@ def asked_along(
         key = "question_general_info" if answer is not None else "question_noted"
         messages.append(prompts.say(kn, lang, key, **({"answer": answer} if answer else {})))
     return messages[:1], listed  # one reply is enough; every question is listed
+
+
+DANGER_NEAR = timedelta(minutes=30)  # how long after a safety reply a message is read as of it
+
+
+def _danger_near(state: LegalState, at: str) -> bool:
+    """Whether a message came soon after one that raised a safety alert."""
+    raised = state.get("danger_at")
+    if not raised:
+        return False
+    try:
+        return datetime.fromisoformat(at) - datetime.fromisoformat(raised) <= DANGER_NEAR
+    except (TypeError, ValueError):
+        return False
 
 
 def _already_recorded(kn: Knowledge, sub_type: str, facts: dict[str, Any], lang: str) -> Message:

@@ -29,6 +29,7 @@ class LegalState(TypedDict, total=False):
     greeted: bool  # greeting and privacy notice shown
     description: str  # the person's own account of the problem (capped)
     danger_case: str | None  # the sub-type a safety rule the description fired tells of
+    danger_at: str  # when a message last raised a safety alert (ISO time)
     case_type: str | None  # CIVIL | CRIMINAL | FAMILY | ADMINISTRATIVE | OTHER
     sub_type: str | None  # K1 sub-type code, e.g. LOAN
     confidence: float  # classifier confidence (1.0 when the person picked the type)
