@@ -108,7 +108,10 @@ def test_a_refinement_adds_options_joins_a_description_and_replaces_a_value(
     assert refined(injury, "손가락 다침 / 수술 2번", "수술 2번", corrects=False) is None
     # a name or an amount is replaced, shown old → new
     assert refined(fields["counterparty"], "공장", "대성정밀", corrects=False) == "대성정밀"
-    assert refined(fields["amount"], 5_000_000, 5_850_000, corrects=False) == 5_850_000
+    assert refined(fields["amount"], 5_000_000, 5_850_000, corrects=False, approx=True) == 5_850_000
+    # another amount for an exact one is another fact, not a refinement (legal_set15 B1)
+    assert refined(fields["amount"], 9_400_000, 8_000_000, corrects=False) is None
+    assert refined(fields["amount"], 9_400_000, 7_400_000, corrects=True) == 7_400_000
 
 
 def test_only_the_models_values_are_suggested_and_never_the_account(knowledge: Knowledge) -> None:

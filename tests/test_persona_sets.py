@@ -88,6 +88,7 @@ ON_ITS_MESSAGE = {
     "legal_set12",
     "legal_set13",
     "legal_set14",
+    "legal_set15",
 }
 
 

@@ -616,3 +616,27 @@ async def test_the_one_at_the_door_still_there_after_the_alert_gets_the_numbers_
     )
     assert "AT_THE_DOOR" in codes(still)
     assert "112" in still.messages[0]["text"]
+
+
+def test_signs_from_before_help_came_complete_nothing_after_it(knowledge) -> None:
+    """legal_set15 A3: the police had come and gone; "딸이 5살인데 오늘 너무 놀라서 울다
+    잤어요" raised the child at risk again from the threat they had answered. And someone's
+    "parents back home" is no one home safe (B2: the image threat stood down on it)."""
+    from bot.alerts import SafetyDesk
+    from graphs.safety.rules import Recent
+
+    desk, recent = SafetyDesk(knowledge, frozenset()), Recent()
+    at = NOW
+    door = "지금 윗집 남자가 문을 쾅쾅 두드리면서 죽여버린다고 해요 애랑 저 둘밖에 없어요"
+    assert "AT_THE_DOOR" in {h.code for h in desk.assess(door, recent, at)}
+    desk.assess(
+        "경찰 왔다갔어요 그 남자 자기집으로 올려보냈어요", recent, at + timedelta(minutes=5)
+    )
+    child = "딸이 5살인데 오늘 너무 놀라서 울다 잤어요. 접근금지 할수있어요?"
+    assert desk.assess(child, recent, at + timedelta(minutes=8)) == []
+
+    recent = Recent()
+    first = "he has intimate videos of me and says he'll post them online unless i pay him"
+    assert {h.code for h in desk.assess(first, recent, at)} == {"IMAGE_THREAT"}
+    desk.assess("he said he'd send them to my parents back home", recent, at + timedelta(minutes=3))
+    assert recent.holds("IMAGE_THREAT")

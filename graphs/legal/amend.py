@@ -108,7 +108,7 @@ async def amend(
     proposed += labelled_fixes(kn, sub_type, facts, text, now=ctx.now, named=named)
     # a correction or a refinement only a model read in context ("상대방 수사관 아니고
     # 김민수요"): shown old → new like any other, never applied before the yes
-    proposed += suggestions(kn, ex, facts, named=named)
+    proposed += suggestions(kn, ex, facts, named=named, approx=values.get("approx", []))
     named |= {p["field"] for p in proposed}
     for key, value in read.new.items():
         # A field still missing is filled only by a value said of it ("보증금은 1억이에요"):

@@ -115,6 +115,10 @@ def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
         return None
     if not re.sub(r"[\s,.~!?-]", "", text[: found[0].start]):
         return None  # "300만원이요 갚은건 440 넘게": the amount that opens the answer is it
+    if any(_CONTRAST.search(text, a.end, b.start) for a, b in zip(found, found[1:], strict=False)):
+        # "4 month so 9,400,000. but he pay one time 1,500,000" (legal_set15 B1 was offered
+        # their sum): an amount set against another is no part of it
+        return None
     # parts of one thing ("천장 180만원, 도배 95만원, 누수탐지 15만원": legal_set10 Z2 kept the
     # last alone): no two of its amounts told as different kinds of money (lent and repaid,
     # paid and still owed)
@@ -124,6 +128,10 @@ def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
         if i["section"] == "money" and i["role"] != UNCLEAR
     }
     return sum(m.value for m in found) if len(roles) <= 1 else None
+
+
+# A turn between two amounts: the second is set against the first, not added to it.
+_CONTRAST = re.compile(r"(?i:\bbut\b|\bexcept\b|\bhowever\b)|근데|그런데|하지만|그러나|는데")
 
 
 # An age told of someone: "7살", "여섯 살", "he's 6", "6 years old", "aged 6".

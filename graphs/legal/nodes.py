@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
@@ -588,6 +589,13 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     told = story_years(told, memo_now, now=ctx.now)  # "24년 5월10일 … 6월3일": 2024's
     memo_fixes, told = memo_corrections(kn, state.get("memo", []), ex, told, text)
     other = legal_memo.checked_keys(kn, sub_type, other, told, cued=ex.cued)
+    # a date no word of its field placed, in an answer to another question, is the memo's
+    # (chronology), never a key field by default ("사고는없어요 동탄 음주단속에 걸린거에요 11월1일
+    # 밤에" to "was there an accident?": legal_set15 A4 got it as the notice date, the appeal
+    # deadline 17 days early)
+    other = {
+        k: v for k, v in other.items() if k in ex.cued or kn.k2.field(sub_type, k).kind != "date"
+    }
     other = split_party(kn, other, text, facts)
     # A recorded fact changes only through a confirmed correction of that field; another
     # value of its kind (a date of another event, an offer beside the loss) stays in the memo.
@@ -609,7 +617,9 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     proposed_now += [c for c in name_fixes(kn, sub_type, facts, text) if c["field"] not in named]
     proposed_now += item_fixes(kn, update.get("memo", state.get("memo", [])), ex, ctx.now, lang)
     proposed_now += [c for c in memo_fixes if c["field"] not in {p["field"] for p in proposed_now}]
-    proposed_now += suggestions(kn, ex, facts, asked=key, named=named)
+    proposed_now += suggestions(
+        kn, ex, facts, asked=key, named=named, approx=state.get("approx", [])
+    )
     proposed_now = kept_as_said(proposed_now, text, now=ctx.now)  # "80만원 맞아요": no change
     proposed_now = beside_paired(
         proposed_now,
@@ -904,10 +914,11 @@ def suggestions(
     *,
     asked: str | None = None,
     named: set[str] | frozenset[str] = frozenset(),
+    approx: Collection[str] = (),
 ) -> list[dict[str, Any]]:
     """Values only a model read (`Reading.suggested`), as changes for the person to confirm
     (`prompts.confirm_changes`) before any is recorded: a field not recorded from nothing, a
-    recorded one old → new (`refined`)."""
+    recorded one old → new (`refined`; `approx`: the fields recorded as approximate)."""
     out = []
     for key, value in reading.suggested.items():
         if key not in kn.k2.fields or key == asked or key in named:
@@ -917,19 +928,29 @@ def suggestions(
             continue
         if key == "action_description":
             continue  # the account is the person's words, never a model's value to refine
-        new = refined(kn.k2.fields[key], facts[key], value, corrects=key in reading.cued)
+        new = refined(
+            kn.k2.fields[key],
+            facts[key],
+            value,
+            corrects=key in reading.cued or reading.correction,
+            approx=key in approx,
+        )
         if new is not None:
             out.append(change(key, facts[key], new, reading.text))
     return out
 
 
-def refined(spec: FieldSpec, old: Any, said: Any, *, corrects: bool) -> Any:
+def refined(spec: FieldSpec, old: Any, said: Any, *, corrects: bool, approx: bool = False) -> Any:
     """What a recorded field becomes by a value a model read in context, None for no change:
     a correction's value as said; more options of a multi-choice field added to those recorded
     ("we also have photos"); a longer text field's words beside the recorded ones (the injury,
     then the surgery); another value of any other field in its place (the company's name after
-    "our factory", the exact amount after an approximate one)."""
+    "our factory", the exact amount or day after an approximate one). Another amount or date
+    for an exact one is no refinement but another fact ("i think i should get around 8,000,000"
+    after the 9,400,000 owed: legal_set15 B1 was asked to replace it, and with an offer)."""
     if same_value(old, said):
+        return None
+    if spec.kind in ("amount", "date") and not corrects and not approx:
         return None
     if isinstance(old, list) and isinstance(said, list) and not corrects:
         more = [code for code in said if code not in old]

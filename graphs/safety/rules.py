@@ -344,7 +344,15 @@ class Recent:
         )
 
     def earlier(self) -> list[Trace]:
-        return [t for _, t in self.traces]
+        """The traces a new message's signs may complete a rule with: none from before help
+        came ("경찰 왔다갔어요 … 딸이 5살인데 오늘 너무 놀라서 울다 잤어요": legal_set15 A3 raised
+        the child at risk again from the threat the police had answered)."""
+        return [
+            t
+            for at, t in self.traces
+            if self.settled is None
+            or datetime.fromisoformat(at) > datetime.fromisoformat(self.settled)
+        ]
 
     def fresh(self, hits: list[SafetyHit]) -> list[SafetyHit]:
         """The hits to raise: a medical rule completed over messages only once an episode;
