@@ -77,6 +77,8 @@ def extractor(knowledge: Knowledge) -> FactExtractor:
             None,
         ),
         ("WAGE_ARREARS", "월급 250만원인데 3달치 750만원 못받았어요", None),
+        # an amount set against the other (legal_set15 B1 was offered their sum)
+        ("WAGE_ARREARS", "4 month so 9,400,000. but he pay one time 1,500,000 in september", None),
         ("LOAN", "두 번 빌려줬는데 500만원은 갚았고 1000만원 남았어요", None),
         # legal_set13 A1: a total, what was paid of it and what is left (17,480,000 offered)
         (

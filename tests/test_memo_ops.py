@@ -405,3 +405,17 @@ def test_the_writer_told_as_a_party_is_no_party(knowledge: Knowledge) -> None:
     ]
     kept = checked_items(knowledge, told, items, now=NOW)
     assert [i["name"] for i in kept] == ["어머니"]
+
+
+async def test_a_date_no_word_placed_in_another_answer_stays_in_the_memo(engine: Engine) -> None:
+    """legal_set15 A4: "사고는없어요 동탄 음주단속에 걸린거에요 11월1일 밤에" to "was there an
+    accident?" became the notice date, and the appeal deadline came 17 days early."""
+    await engine.handle(
+        text("음주운전으로 면허취소 통지서 받았는데요 트럭 운전 못하면 장사 접어야돼요")
+    )
+    await engine.handle(text("0.084요 불어서 나온거", minutes=1))
+    await engine.handle(text("사고는없어요 동탄 음주단속에 걸린거에요 11월1일 밤에", minutes=2))
+    state = await state_of(engine)
+    assert "notice_date" not in state["facts"]
+    days = {i["date"] for i in state["memo"] if i["section"] == "chronology"}
+    assert any(str(d).endswith("-11-01") for d in days)
