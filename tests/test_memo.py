@@ -404,6 +404,12 @@ def test_names_before_a_particle_of_people_are_parties(knowledge, brain) -> None
             "complain to 노동부 labor office, but we didnt do it yet",
             [],
         ),
+        # a bank money went through, a bank record, a hospital bill: no step (legal_set15 A1,
+        # A2, B3); a bank called is one
+        ("6월10일에 천만원 병원비라고 빼가고", []),
+        ("법인계좌 신한은행으로 보냈어요", []),
+        ("my bank record showing he sent back only 3,200,000", []),
+        ("i called the bank and they froze it", [("bank", None)]),
     ],
 )
 def test_a_step_is_one_taken(knowledge, brain, text, steps) -> None:
