@@ -4,18 +4,22 @@ outcome ("죽고 싶어요", "상담받고 싶어요") is not a wish, and the su
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 
+from bot.engine import Inbound
 from graphs.common.context import Context
 from graphs.legal.amend import amend
 from graphs.legal.summary import build_summary
 from graphs.legal.wants import wishes
 from knowledge.kb import KnowledgeBase
 from knowledge.loader import Knowledge
+from tests.support import NOW
 from tests.test_graph import Driver
+from tests.test_hardening import CHAT, graph_values
 
 
 @pytest.mark.parametrize(
@@ -110,3 +114,33 @@ async def test_a_wish_after_the_summary_is_added_beside_the_others(
     assert updates["facts"]["amount"] == 5000000
     assert updates["addenda"][-1]["text"] == "그리고 이자까지 받았으면 좋겠어요"
     assert "이자까지" in updates["summary"]["text"]
+
+
+async def test_amounts_told_instead_of_a_wish_are_kept_and_the_wish_asked_again(
+    engine,
+) -> None:
+    """legal_set15 B3 (both modes): asked what she wants, she first explained the deductions
+    ("Before I answer that, let me explain the deductions … wallpaper 1,800,000 …"); it became
+    her wish and the intake closed. Her recorded messages, replayed: the amounts stay in the
+    memo and the wish is asked again."""
+
+    card = yaml.safe_load(
+        (Path(__file__).parent / "data/personas/legal_set15/B3_rules.yaml").read_text("utf-8")
+    )
+    chat = CHAT
+    await engine.use_domain(chat, "legal")
+    reply = None
+    for step, turn in enumerate(card["turns"][:8]):
+        said = str(turn["say"])
+        at = NOW + timedelta(minutes=3 * step)
+        if said.startswith("choice"):
+            inbound = Inbound(chat_id=chat, kind="choice", data=said[6:].strip(), user_id=1, at=at)
+        else:
+            inbound = Inbound(chat_id=chat, kind="text", text=said, user_id=1, at=at)
+        before, reply = reply, await engine.handle(inbound)
+    assert before.field == "desired_outcome"
+    assert reply.field == "desired_outcome"
+    state = await graph_values(engine)
+    assert "desired_outcome" not in state["facts"]
+    kept = {i["amount"] for i in state["memo"] if i["section"] == "money"}
+    assert 6_800_000 in kept

@@ -697,6 +697,11 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         said = wants.wishes(kn, text)
         if said and len(" / ".join(said)) < len(work.value):
             work.value = " / ".join(said)
+        elif not said and sum(i["section"] == "money" for i in told) >= 2:
+            # no wish in it, amounts told instead ("Before I answer that, let me explain the
+            # deductions … wallpaper 1,800,000 …": legal_set15 B3 had it as her wish): the
+            # story is kept (the memo, the account), the question comes again
+            work.value, work.reason = None, Miss.ELSEWHERE
     if work.value is not None and key == "counterparty":
         work.value = split_party(kn, {key: work.value}, text, facts).get(key, work.value)
         if "counterparty_type" in facts and "counterparty_type" not in state.get("facts", {}):
