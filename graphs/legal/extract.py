@@ -581,6 +581,12 @@ class FactExtractor:
             ]
             done = [m for m in found if not any(p.start <= m.start < p.end for p in plans)]
             found = done or found
+        values = {str(m.value) for m in found}
+        finest = max(values, key=len) if values else ""
+        if len(values) > 1 and all(finest.startswith(v) for v in values):
+            # one day told at two grains ("end of august this year, last day 8월 31일":
+            # legal_set15 B1 was refused in both modes): the finer
+            found = [m for m in found if str(m.value) == finest]
         if len({m.value for m in found}) > 1:
             found = self._the_date_asked(spec, stripped, found)
             if not found:
