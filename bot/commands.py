@@ -306,9 +306,13 @@ class CommandRouter:
         self.legal.prompt(values, *where, h.reply)
 
     async def _restart(self, h: Handling, standing: Standing) -> None:
-        """Start the open intake over."""
+        """Start the open intake over; with none open (a finished one, whose "new matter" reply
+        offers this button: legal_set15 R5 was told it no longer worked), start a new one."""
         if standing[0] is None:
-            await self._stale_control(h, standing)
+            if h.view.domain == "medical":
+                await self._stale_control(h, standing)
+                return
+            await self._start_intake(h)
             return
         h.reply.add(self.services.knowledge.message("restarted", h.reply.lang))
         await self._start_intake(h)

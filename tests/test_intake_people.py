@@ -282,6 +282,10 @@ async def test_another_matter_after_the_summary_is_offered_as_a_new_intake(
     await finish_loan(engine)
     reply = await engine.handle(text("그리고 전 남편이 양육비를 1년째 안 주고 있어요"))
     assert "cmd:restart" in [c["data"] for m in reply.messages for c in m["choices"]]
+    # the button starts the new intake (legal_set15 R5 was told it no longer worked)
+    fresh = await engine.handle(choice("cmd:restart"))
+    assert fresh.state == "INIT"
+    assert "이 버튼은 이제" not in joined(fresh)
 
 
 async def test_small_talk_after_the_summary_changes_nothing(engine: Engine) -> None:
