@@ -741,21 +741,15 @@ def test_words_that_look_like_an_option_and_are_not(
     assert reading.facts.get(field) == value
 
 
-def test_one_day_told_at_two_grains_is_the_answer(extractor: FactExtractor) -> None:
-    """legal_set15 B1 (both modes): "i quit end of august this year, last day 8월 31일" to the
-    last day of work was refused, and the summary said the end was not yet known."""
-    reading = extractor.read(
+@pytest.mark.parametrize(
+    "said",
+    [
+        # legal_set15 B1 (both modes): refused, the end of employment left unknown
         "i quit end of august this year, last day 8월 31일",
-        sub_type="WAGE_ARREARS",
-        asked="employment_end",
-        now=NOVEMBER,
-    )
-    assert reading.answer == "2026-08-31"
-    # two days, not one at two grains: the one the field's own word ("그만뒀") dates
-    two = extractor.read(
+        # two days, not one at two grains: the one the field's own word ("그만뒀") dates
         "8월 31일에 그만뒀고 9월 3일에 짐 뺐어요",
-        sub_type="WAGE_ARREARS",
-        asked="employment_end",
-        now=NOVEMBER,
-    )
-    assert two.answer == "2026-08-31"
+    ],
+)
+def test_one_day_told_at_two_grains_is_the_answer(extractor: FactExtractor, said: str) -> None:
+    reading = extractor.read(said, sub_type="WAGE_ARREARS", asked="employment_end", now=NOVEMBER)
+    assert reading.answer == "2026-08-31"
