@@ -34,6 +34,7 @@ DETAILS = [
         {("platform", "Instagram"), ("nickname", "@sunny_22")},
     ),
     ("my wife was driving", {("driver", "my wife was driving")}),
+    ("his id is minho", {("nickname", "minho")}),
 ]
 NOTHING = [
     "목격자는 없어요",
@@ -43,6 +44,7 @@ NOTHING = [
     "안 다쳤어요 골절은 아니래요",
     "he didn't have a knife",
     "i told the university student affairs office on may 7",  # legal_set9 V3: no affair
+    "id say 8 million is fair",  # legal_set15 B4: "I'd say", no ID
 ]
 
 

@@ -81,6 +81,12 @@ def _clean(value: str) -> str:
     return " ".join(_DIGITS.sub("", value).split())[:VALUE_CHARS]
 
 
+# "id" alone before a word: an ID only when the word looks like one ("id minho_88"), for
+# "id say" is "I'd say"
+_BARE_ID = re.compile(r"id")
+_HANDLE_LIKE = re.compile(r"[0-9_@.]")
+
+
 def _after(c: _Compiled, clause: str, end: int) -> str:
     """The word(s) right after a trigger, up to the first particle or break."""
     rest = clause[end:].lstrip(" :")
@@ -108,9 +114,12 @@ def story_details(text: str, kn: Knowledge) -> list[Detail]:
                     if name != "nickname" and not names.plausible_name(names.bare(value)):
                         continue  # "명의는 요", "account holder is that": no name
                     if name == "nickname" and (
-                        len(value) < 2 or value.lower() in names.NOT_NAMES_EN
+                        len(value) < 2
+                        or value.lower() in names.NOT_NAMES_EN
+                        or _BARE_ID.fullmatch(lowered[m.start() : m.end()].strip())
+                        and not _HANDLE_LIKE.search(value)
                     ):
-                        continue
+                        continue  # "id say 8 million is fair" is "I'd say" (legal_set15 B4)
                 elif kind.value == "fixed":
                     value = kind.fixed.ko if _is_korean(clause) else kind.fixed.en
                 else:
