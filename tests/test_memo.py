@@ -617,3 +617,18 @@ def test_a_day_without_its_year_lies_ahead_only_when_near_and_not_told_as_past(
 ) -> None:
     (item,) = section(items(knowledge, brain, text), "chronology")
     assert (item["date"], item["planned"]) == (date, planned)
+
+
+def test_bare_parts_that_add_up_to_the_total_named_are_money_items(knowledge, brain) -> None:
+    """legal_set15 R3: "10일 국민은행 1500 11일에 신한은행 800 12일에 농협 1000 다합쳐서
+    3300이요" kept no amount at all. Parts that add up to the total are read in 만."""
+    told = "세번 보냈어요 10일 국민은행 1500 11일에 신한은행 800 12일에 농협 1000 다합쳐서 3300이요"
+    money = section(items(knowledge, brain, told, "FRAUD"), "money")
+    assert sorted((i["amount"], i["role"], i.get("in_man")) for i in money) == [
+        (8_000_000, "paid", True),
+        (10_000_000, "paid", True),
+        (15_000_000, "paid", True),
+    ]
+    # numbers that do not add up to it are no amounts of ours
+    off = "10일 1500 11일 800 다합쳐서 3300이요"
+    assert section(items(knowledge, brain, off, "FRAUD"), "money") == []

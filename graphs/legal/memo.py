@@ -28,7 +28,7 @@ from typing import Any
 
 from graphs.common.intents import read_intent
 from graphs.common.normalize import Match, find_dates, is_future, near_ahead
-from graphs.common.normalize.amounts import find_amounts
+from graphs.common.normalize.amounts import TOTAL_SAID, bare_in_man, find_amounts
 from graphs.common.reading import ASKS, ASKS_BY_ORDER, Reading, Role
 from graphs.common.text import clause_spans
 from graphs.legal import names
@@ -314,6 +314,46 @@ def read_items(
             for option in evidence.options:
                 if any(_word_in(word.lower(), lowered) for word in option.synonyms):
                     items.append({"section": "evidence", "kind": option.value, **base})
+    return items + _parts_of_a_total(kn, text, at=at)
+
+
+def _parts_of_a_total(kn: Knowledge, text: str, *, at: str) -> list[dict[str, Any]]:
+    """Bare Korean numbers that add up, with the amounts written beside them, to the bare total
+    the message names ("10일 국민은행 1500 11일에 신한은행 800 12일에 농협 1000 다합쳐서 3300이요":
+    legal_set15 R3 kept none): each part a money item counted in 만 (marked `in_man`), its role
+    the message's; the total is their sum, shown by the ledger."""
+    if not re.search(r"[가-힣]", text) or not TOTAL_SAID.search(text):
+        return []
+    bare = bare_in_man(text, korean=True)
+    totals = [
+        m for m in bare if any(0 <= m.start - t.end() <= 3 for t in TOTAL_SAID.finditer(text))
+    ]
+    if len(totals) != 1:
+        return []
+    parts = [m for m in bare if m is not totals[0]]
+    written = [a.value for a in find_amounts(text) if a.value != totals[0].value]
+    if len(parts) < 2 or sum(m.value for m in parts) + sum(written) != totals[0].value:
+        return []
+    lowered = " ".join(text.lower().split())
+    role = _nearest(kn.memo.money_roles, lowered, None) or UNCLEAR
+    spans = clause_spans(text, at="connective")
+    items = []
+    for m in parts:
+        span = next((c for c in spans if c.start <= m.start < c.end), None)
+        quote = " ".join((text[span.start : span.end] if span else text).split())[:QUOTE_CHARS]
+        items.append(
+            {
+                "section": "money",
+                "amount": m.value,
+                "role": role,
+                "party": None,
+                "planned": False,
+                "in_man": True,
+                "quote": quote,
+                "at": at,
+                "confirmed": False,
+            }
+        )
     return items
 
 
