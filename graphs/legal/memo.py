@@ -307,6 +307,10 @@ def read_items(
         ]
         for body, pattern in _patterns(lex.steps).items():
             said = pattern.search(lowered)
+            if said and _CLAIMED.match(lowered, said.end()):
+                # "검찰 김민수 수사관이라고 하면서": someone claiming to be one (legal_set15 R3
+                # got a police step from the scammer's words)
+                continue
             if said and not planned and done and not _told_to(said, told):
                 date = next(iter(step_dates), None)
                 items.append({"section": "steps", "body": body, "date": date, **step_base})
@@ -446,6 +450,10 @@ def _bare_list(clause: str, *, now: datetime) -> bool:
 
 
 _PAST_FINAL = 20  # ㅆ as a Hangul syllable's final consonant: 했, 갔, 났, 었 (not 있)
+
+
+# A role someone claims, right after its word: "수사관이라고 하면서", "경찰이라며", "검사래요".
+_CLAIMED = re.compile(r"\s?(?:이)?(?:라고|라며|래요|라는|래서)")
 
 
 def _carried(m: Match, whole: list[Match]) -> Match:
