@@ -53,13 +53,12 @@ NOT_A_NAME_START = frozenset(
     "금액 마지 마음 성격 황당 선물 설명 안에 강제 최근 최대 최소 도움 위해 추가 함께 허락 노력 "
     "공증 변호 송금 아저 아가".split()
 )
-_COMPANY_PARTICLE = (
-    r"(?:에서|에게|한테|이랑|랑|하고|으로|로|에|이|가|은|는|을|를|와|과|도|의)?(?:[\s,.!?]|$)"
-)
+_PARTICLES = r"에서|에게|한테|이랑|랑|하고|으로|로|에|이|가|은|는|을|를|와|과|도|의"
+_COMPANY_PARTICLE = rf"(?:{_PARTICLES})?(?:[\s,.!?]|$)"
 # What may follow a company's name: a particle, the copula, or nothing of the word.
 _COMPANY_END = (
-    r"(?:에서|에게|한테|이랑|랑|하고|으로|로|에|이|가|은|는|을|를|와|과|도|의|이요|요|이에요|에요|"
-    r"예요|이라는|라는|이라고|라고|이고|이랑|인데)?(?:[^가-힣A-Za-z0-9]|$)"
+    rf"(?:{_PARTICLES}|이요|요|이에요|에요|예요|이라는|라는|이라고|라고|이고|인데)?"
+    r"(?:[^가-힣A-Za-z0-9]|$)"
 )
 COMPANY = re.compile(
     rf"(?P<name>(?:\(주\)\s*|주식회사\s*)(?!{_COMPANY_PARTICLE})[가-힣A-Za-z0-9]{{1,20}}?"
