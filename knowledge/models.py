@@ -165,6 +165,7 @@ class FieldSpec(Strict):
     maximum: float | None = None  # int / duration / decimal upper bound
     unit: str = ""  # decimal: shown after the value ("%"); int: "일" reads "2주" as 14 days
     short: bool = False  # text: a name or a label, never a clause (checks a model's value)
+    per_month: bool = False  # amount: a sum per month (월세), the only kind a monthly sum fills
     # choice: the options are what the person did or has (steps, records), so one said as not
     # done or not had is not chosen ("경찰은 안 불렀어요", "계약서는 없고"); elsewhere a negated
     # verb is the grievance itself ("양육비를 안 보내요")
@@ -209,6 +210,7 @@ class FieldOverride(Strict):
     cues: list[str] | None = None
     primary: bool | None = None
     allow_future: bool | None = None
+    per_month: bool | None = None
 
 
 class RequiredField(Strict):
@@ -424,6 +426,9 @@ class Lexicon(Strict):
     # Words beside a value that make it approximate ("약 300만원", "6월쯤", "about $3,000")
     approximate_before: dict[Lang, list[str]] = {}
     approximate_after: dict[Lang, list[str]] = {}
+    # Words beside an amount that make it a sum per month ("월 300", "2,300,000 a month")
+    per_month_before: dict[Lang, list[str]] = {}
+    per_month_after: dict[Lang, list[str]] = {}
     # An outcome or a legal conclusion ("승소", "will win"): never in a summary's narrative
     outcome_claims: dict[Lang, list[str]] = {}
     staff_instructions: dict[Lang, list[str]] = {}  # a narrative sentence speaking to staff
@@ -721,6 +726,7 @@ MEMO_TITLES = (
     "year_assumed",
     "undated",
     "in_man",
+    "monthly",
 )
 
 

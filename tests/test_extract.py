@@ -652,6 +652,9 @@ def test_a_record_only_threatened_is_no_evidence(extractor: FactExtractor) -> No
         # legal_set12 S5, S6: the first said with its unit, put right with a bare number
         ("LOAN", "50만원을 먼저 보냈대요 ㅠㅠ 아 50이 아니라 30만원이래요", 300_000, 500_000),
         ("LOAN", "1200만원 보냈어요. 아 1200이 아니라 1500이네요", 15_000_000, 12_000_000),
+        # legal_set15 R2: the clause's own word stands between the value and "아 아니다"
+        ("LOAN", "3억 남았어요 아 아니다 2억 5천이요", 250_000_000, 300_000_000),
+        ("LOAN", "I lent him 3 million, no wait, 2.5 million", 2_500_000, 3_000_000),
     ],
 )
 def test_a_value_put_right_at_once_is_taken_back_and_the_next_answers(
@@ -660,6 +663,41 @@ def test_a_value_put_right_at_once_is_taken_back_and_the_next_answers(
     reading = extractor.read(text, sub_type=sub_type, asked="amount", now=NOVEMBER)
     assert reading.answer == answer
     assert ("amount", taken) in [(kind, value) for kind, value, _ in reading.taken_back]
+
+
+def test_a_story_opened_with_a_no_after_a_verb_takes_nothing_back(extractor: FactExtractor) -> None:
+    # "아니 글쎄" opens a story: the loan stands beside the repayment told next
+    reading = extractor.read(
+        "300만원 빌려줬어요 아니 글쎄 50만원만 갚고 연락이 없어요",
+        sub_type="LOAN",
+        asked=None,
+        now=NOVEMBER,
+    )
+    assert reading.taken_back == ()
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text", "facts"),
+    [
+        # legal_set15 S1: the monthly pay is no unpaid total
+        ("WAGE_ARREARS", "my pay is 2,300,000 a month and they owe me two months", {}),
+        ("WAGE_ARREARS", "월급이 월 300만원인데 두달치 600만원 못받았어요", {"amount": 6_000_000}),
+        ("FRAUD", "I sent 500,000 won a month for 3 months", {}),
+        # a field kept per month takes it
+        (
+            "LEASE_DEPOSIT",
+            "보증금 1000만원 한 달에 45만원",
+            {"deposit": 10_000_000, "monthly_rent": 450_000},
+        ),
+        ("CUSTODY", "양육비는 월 80만원 받기로 했어요", {"amount": 800_000}),
+        ("LOAN", "6월 300만원 빌려줬어요", {"amount": 3_000_000}),  # a month's name, no rate
+    ],
+)
+def test_an_amount_per_month_fills_only_a_field_kept_per_month(
+    extractor: FactExtractor, sub_type: str, text: str, facts: dict
+) -> None:
+    reading = extractor.read(text, sub_type=sub_type, asked=None, now=NOVEMBER)
+    assert {k: v for k, v in reading.facts.items() if k in facts or isinstance(v, int)} == facts
 
 
 def test_a_no_that_answers_something_else_takes_nothing_back(extractor: FactExtractor) -> None:

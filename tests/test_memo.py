@@ -438,6 +438,23 @@ def test_the_ledger_adds_no_rates_or_alternatives_and_keeps_a_told_total(knowled
     assert memo.ledger(found) == {"repaid": 3_500_000}  # parts alone still add up
 
 
+def test_an_amount_per_month_is_marked_a_rate_and_added_to_no_total(knowledge, brain) -> None:
+    # "a month" names no role: sent, sales and pay are all told per month (legal_set13 B3,
+    # legal_set15 S1, S3 had them as wages)
+    found = items(knowledge, brain, "I sent 500,000 won a month. In June I sent 1,000,000 more")
+    money = section(found, "money")
+    assert [(i["amount"], i["role"], i.get("monthly", False)) for i in money] == [
+        (500_000, "paid", True),
+        (1_000_000, "paid", False),
+    ]
+    assert memo.ledger(found) == {}
+    found = section(items(knowledge, brain, "my pay is 2,300,000 a month", "WAGE_ARREARS"), "money")
+    assert [(i["role"], i.get("monthly")) for i in found] == [("wage", True)]
+    found = section(items(knowledge, brain, "we did about 18,000,000 won a month"), "money")
+    assert [(i["role"], i.get("monthly")) for i in found] == [("unclear", True)]
+    assert "(a month)" in memo.record_line({**found[0], "id": "m1"})
+
+
 def test_the_ledger_adds_no_balances(knowledge, brain) -> None:
     """What is still owed is a balance told again as it grows: 19.5 million, then about 21
     million with interest, are one debt (legal_set8 Q3 showed 40.5 million owed)."""

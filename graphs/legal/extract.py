@@ -64,6 +64,15 @@ _SELF_FIX_AFTER = re.compile(
     r"(?:no\b|nope\b|sorry\b|oops\b|wait\b|i\s+mean\b|i\s+meant\b|correction\b|아니(?![가-힣])|아니다|"
     r"아니지|정정|잠깐만?)"
 )
+# After the clause's own word ("3억 남았어요 아 아니다 2억 5천", "3 million left, no wait,
+# 2.5"; legal_set15 R2 kept both) only an unmistakable marker counts: a bare "아니" there
+# opens a story as often ("300 빌려줬어요 아니 글쎄 50만 갚고").
+_SELF_FIX_AFTER_WORD = re.compile(
+    r"(?i)^\s?(?:won|krw|원|만원)?(?:이|가|은|는)?\s?[a-z가-힣]{1,8}[-–—,.…!]*\s+"
+    r"(?:oh\s+|ah\s+|아\s?|앗\s?)?"
+    r"(?:no\s+wait\b|wait\s+no\b|sorry\b|oops\b|i\s+mean\b|i\s+meant\b|correction\b|"
+    r"아니다|아니지|아니\s?아니|정정)"
+)
 SELF_FIX_WINDOW = 60
 # A list of people answering "how many?": words joined by 랑/하고/와/과/, or "and".
 _PERSON_PARTICLE = re.compile(
@@ -339,6 +348,10 @@ class FactExtractor:
         self._approx_after = re.compile(
             rf"\s?(?:{after or '(?!x)x'})(?:(?![a-z가-힣])|(?=[에이요은는도로인]))"
         )
+        self._per_month = {
+            "before": tuple(w.lower() for w in _words_of(lex.per_month_before)),
+            "after": tuple(w.lower() for w in _words_of(lex.per_month_after)),
+        }
         # The word lists compiled once (see `_any_of`), and each choice field's options on
         # first use (K2 field specs are made once per sub-type and field: keyed by identity).
         self._unknown_said = _any_of(self._unknown)
@@ -958,6 +971,15 @@ class FactExtractor:
                     values.append(Value(kind, match.value, span, role=Role.OTHER_EVENT, said=said))
                     continue
                 key = by_cue or fallback
+                if (
+                    kind == "amount"
+                    and key is not None
+                    and not specs[key].per_month
+                    and normalize.per_month_at(lowered, *span, **self._per_month)
+                ):
+                    # "my pay is 2,300,000 a month": a rate fills no total; the memo keeps it
+                    values.append(Value(kind, match.value, span, fields=tuple(fields), said=said))
+                    continue
                 found, readings = match.value, match.alternatives
                 if key is not None and kind == "date" and specs[key].allow_future:
                     later = ahead.get(span)
@@ -1483,6 +1505,9 @@ def _put_right_at_once(text: str, match: Any, later: list[Any]) -> bool:
     """A value followed by "no, sorry" / "아니" and, soon after, another of its kind."""
     return bool(
         later
-        and _SELF_FIX_AFTER.match(text[match.end :])
+        and (
+            _SELF_FIX_AFTER.match(text[match.end :])
+            or _SELF_FIX_AFTER_WORD.match(text[match.end :])
+        )
         and later[0].start - match.end <= SELF_FIX_WINDOW
     )

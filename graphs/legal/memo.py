@@ -28,7 +28,7 @@ from typing import Any
 
 from graphs.common.intents import read_intent
 from graphs.common.normalize import Match, find_dates, is_future, near_ahead
-from graphs.common.normalize.amounts import TOTAL_SAID, bare_in_man, find_amounts
+from graphs.common.normalize.amounts import TOTAL_SAID, bare_in_man, find_amounts, per_month_at
 from graphs.common.reading import ASKS, ASKS_BY_ORDER, Reading, Role
 from graphs.common.text import clause_spans
 from graphs.legal import names
@@ -147,6 +147,15 @@ def _withdrawn(reading: Reading | None) -> list[tuple[tuple[int, int], Any]]:
     ]
 
 
+def _per_month_words(kn: Knowledge) -> dict[str, tuple[str, ...]]:
+    """The words that make an amount a sum per month ("월 300", "2,300,000 a month")."""
+    lex = kn.lexicon
+    return {
+        "before": tuple(w.lower() for ws in lex.per_month_before.values() for w in ws),
+        "after": tuple(w.lower() for ws in lex.per_month_after.values() for w in ws),
+    }
+
+
 def _inside(spans: Iterable[tuple[int, int]], start: int, end: int) -> bool:
     return any(a < end and start < b for a, b in spans)
 
@@ -246,6 +255,7 @@ def read_items(
                 or UNCLEAR
             )
             what = _amount_label(lowered, m.start, amounts, dates) if role == UNCLEAR else None
+            monthly = per_month_at(lowered, m.start, m.end, **_per_month_words(kn))
             items.append(
                 {
                     "section": "money",
@@ -254,6 +264,7 @@ def read_items(
                     "party": named[0][0] if named else None,
                     "planned": planned,
                     **({"what": what} if what else {}),
+                    **({"monthly": True} if monthly else {}),
                     **base,
                 }
             )
@@ -755,7 +766,12 @@ def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
     합쳐서 400"), not one more. Plans and threats are not in it."""
     told: dict[str, list[dict[str, Any]]] = {}
     for item in memo:
-        if item["section"] == "money" and not item.get("planned") and item["role"] in SUMMED:
+        if (
+            item["section"] == "money"
+            and not item.get("planned")
+            and not item.get("monthly")  # a rate is no part of a total
+            and item["role"] in SUMMED
+        ):
             told.setdefault(item["role"], []).append(item)
     sums: dict[str, int] = {}
     for role, items in told.items():
@@ -1009,6 +1025,7 @@ def record_line(item: dict[str, Any], quote_chars: int = QUOTE_CHARS) -> str | N
         value = "(date not told)"
     kind = item.get("role") or item.get("kind") or ""
     ahead = " (ahead)" if item.get("planned") else ""
+    ahead += " (a month)" if item.get("monthly") else ""
     ahead += " (year not said)" if item.get("yearless") else ""
     return f"- {item['id']} {item['section']}: {value or ''} {kind}{ahead} «{item['quote'][:quote_chars]}»"
 

@@ -301,7 +301,9 @@ def memo_lines(kn: Knowledge, data: dict[str, Any], lang: str) -> list[str]:
             role = words["money"].get(item["role"]) or (
                 f"'{item['what']}'" if item.get("what") else "?"  # the person's words for it
             )
-            head = f"{money(item['amount'])} — {role}"
+            head = f"{money(item['amount'])}"
+            head += f" ({lex.titles['monthly'].get(lang)})" if item.get("monthly") else ""
+            head += f" — {role}"
             head += f" ({lex.titles['in_man'].get(lang)})" if item.get("in_man") else ""
             head += f" · {item['party']}" if item.get("party") else ""
             head += f" ({planned})" if item.get("planned") else ""

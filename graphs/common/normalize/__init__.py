@@ -5,7 +5,7 @@ durations.py lengths of time, counts.py counts, days and decimals, yesno.py yes/
 fact's phrases. The public API is re-exported here: `from graphs.common.normalize import X`.
 """
 
-from graphs.common.normalize.amounts import find_amounts, parse_amount
+from graphs.common.normalize.amounts import find_amounts, parse_amount, per_month_at
 from graphs.common.normalize.counts import (
     find_days,
     find_ints,
@@ -21,6 +21,7 @@ from graphs.common.normalize.yesno import parse_yes_no, phrase_polarity
 __all__ = [
     "Match",
     "find_amounts",
+    "per_month_at",
     "find_dates",
     "find_days",
     "find_durations",

@@ -14,6 +14,7 @@ vouches for them only when they stand alone as the answer ("이만이요", "오�
 
 from __future__ import annotations
 
+import functools
 import re
 from decimal import Decimal
 
@@ -96,6 +97,28 @@ _BARE_GROUP = re.compile(
     r"래요|입니다|정도|쯤|씩)(?![가-힣]))"
 )
 _IN_MAN = re.compile(r"만\s?원?$")
+
+
+@functools.cache
+def _per_month(before: tuple[str, ...], after: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    either = ("|".join(re.escape(w) for w in words) or "(?!x)x" for words in (before, after))
+    said_before, said_after = either
+    return (
+        # "월 300", "한 달에 50만원": the word ends right before the value (not "6월 300만원")
+        re.compile(rf"(?:^|[^a-z가-힣0-9])(?:{said_before})\s?$"),
+        re.compile(rf"\s?(?:원|won|krw)?(?:씩|each)?\s?(?:{said_after})(?![a-z가-힣])"),
+    )
+
+
+def per_month_at(
+    lowered: str, start: int, end: int, *, before: tuple[str, ...], after: tuple[str, ...]
+) -> bool:
+    """Whether the amount at `start:end` of lower-cased text is a sum per month, by the words
+    said right `before` it ("월 300", "매달 50만원") or `after` it ("2,300,000 a month")."""
+    said_before, said_after = _per_month(before, after)
+    return bool(
+        said_before.search(lowered[max(0, start - 12) : start]) or said_after.match(lowered, end)
+    )
 
 
 def find_amounts(text: str, *, asked: bool = False) -> list[Match]:
