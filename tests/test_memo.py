@@ -455,6 +455,22 @@ def test_an_amount_per_month_is_marked_a_rate_and_added_to_no_total(knowledge, b
     assert "(a month)" in memo.record_line({**found[0], "id": "m1"})
 
 
+def test_a_value_told_as_heard_is_no_plan_and_one_put_right_leaves_no_item(
+    knowledge, brain
+) -> None:
+    # legal_set15 R5, a divorce (no amount field): the flat's price "as they say" is no plan,
+    # and the loan balance put right at once keeps only the second
+    text = "지금 6억쯤 한대요. 대출이 3억 남았, 아 아니다 2억 5천 남았어요."
+    money = section(items(knowledge, brain, text, "DIVORCE"), "money")
+    assert [(i["amount"], i["planned"]) for i in money] == [
+        (600_000_000, False),
+        (250_000_000, False),
+    ]
+    # a day told as heard is still ahead
+    found = items(knowledge, brain, "다음주 월요일에 한대요", "DIVORCE")
+    assert [i["planned"] for i in section(found, "chronology")] == [True]
+
+
 def test_the_ledger_adds_no_balances(knowledge, brain) -> None:
     """What is still owed is a balance told again as it grows: 19.5 million, then about 21
     million with interest, are one debt (legal_set8 Q3 showed 40.5 million owed)."""

@@ -924,8 +924,6 @@ class FactExtractor:
             ("date", lambda: normalize.find_dates(text, now=now)),
         ):
             fields = [k for k, s in specs.items() if s.kind == kind]
-            if not fields:
-                continue
             fallback = (
                 asked if asked in fields else next((k for k in fields if specs[k].primary), None)
             )
@@ -940,7 +938,11 @@ class FactExtractor:
                     or _TAKEN_BACK_AFTER.match(text[match.end :])
                     or _put_right_at_once(text, match, matches[index + 1 :])
                 ):
+                    # taken back whether or not a field of the matter takes its kind: the
+                    # memo keeps no item of it ("대출이 3억 남았, 아 아니다 2억 5천" in a divorce)
                     values.append(Value(kind, match.value, span, role=Role.TAKEN_BACK, said=said))
+                    continue
+                if not fields:
                     continue
                 by_cue = self._cued_field(lowered, match.start, match.end, fields, specs)
                 if any(c.holds(span) for c in supposed):  # "만약 500만원만 돌려받는다면"
