@@ -421,6 +421,35 @@ def test_a_step_is_one_taken(knowledge, brain, text, steps) -> None:
     assert [(s["body"], s["date"]) for s in found] == steps
 
 
+@pytest.mark.parametrize(
+    ("text", "parties", "amounts"),
+    [
+        # legal_set15 R3: the caller claiming to be an investigator is no officer, and what
+        # he said ("수사관이라고 하면서") supposes nothing: the transfer is kept
+        (
+            "서울중앙지검 김민수 수사관이라고 하면서 통장이 사건에 쓰였다고 해서 "
+            "그날 국민은행 계좌로 1500만원 보냈어요",
+            [("김민수", None)],
+            [15_000_000],
+        ),
+        (
+            "a man called Kim Min-su claiming to be a police officer called me",
+            [("Kim Min-su", None)],
+            [],
+        ),
+        # the officers the person dealt with keep their role
+        ("담당 형사 최민호한테 연락했어요", [("최민호", "officer")], []),
+        ("a detective named Park Ji-hoon took my statement", [("Park Ji-hoon", "officer")], []),
+    ],
+)
+def test_a_role_someone_claims_is_no_role_and_what_they_said_is_no_supposition(
+    knowledge, brain, text, parties, amounts
+) -> None:
+    found = items(knowledge, brain, text, "FRAUD")
+    assert [(i["name"], i["role"]) for i in section(found, "parties")] == parties
+    assert [i["amount"] for i in section(found, "money")] == amounts
+
+
 def test_the_ledger_adds_no_rates_or_alternatives_and_keeps_a_told_total(knowledge, brain) -> None:
     # two estimates are alternatives, an hourly wage is a rate: nothing to add up
     found = items(knowledge, brain, "수리비 견적이 250만원, 다른 데는 300만원 나왔어요")

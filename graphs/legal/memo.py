@@ -67,17 +67,21 @@ def _nearest(
     *,
     sub_type: str | None = None,
     within: int | None = None,
+    unclaimed: bool = False,
 ) -> str | None:
     """The kind whose words stand nearest the span (anywhere in the clause when no span);
     on a tie, the kind listed first. A word with another number between it and the span is
     that number's ("1740만 납품에 300 받았으니": 받았 is the 300's, not the 1740만's). A kind
-    said only of some sub-types (`cases`) counts in those alone; `within`: no farther away."""
+    said only of some sub-types (`cases`) counts in those alone; `within`: no farther away;
+    `unclaimed`: a word someone claims to be ("수사관이라고 하면서") does not count."""
     best: tuple[int, int, str] | None = None
     between = [n for n in numbers if span is None or not (n[0] < span[1] and span[0] < n[1])]
     for order, (key, pattern) in enumerate(_patterns(words).items()):
         if words[key].cases and sub_type not in words[key].cases:
             continue
         for m in pattern.finditer(lowered):
+            if unclaimed and _claimed(lowered, m.start(), m.end()):
+                continue
             if span is None:
                 distance = m.start()
             else:
@@ -111,7 +115,9 @@ def role_of(kn: Knowledge, text: str, name: str, sub_type: str | None) -> str | 
     if where < 0:
         return None
     span = (where, where + len(name))
-    return _nearest(kn.memo.party_roles, lowered, span, sub_type=sub_type, within=_ROLE_NEAR)
+    return _nearest(
+        kn.memo.party_roles, lowered, span, sub_type=sub_type, within=_ROLE_NEAR, unclaimed=True
+    )
 
 
 def _not_facts(reading: Reading | None) -> list[tuple[int, int]]:
@@ -279,6 +285,7 @@ def read_items(
                 others,
                 sub_type=sub_type,
                 within=_ROLE_NEAR,
+                unclaimed=True,
             )
             items.append({"section": "parties", "name": name, "role": role, **base})
         # a role word alone ("갚았어요") carries to the list after it; one beside its own amount
@@ -318,7 +325,7 @@ def read_items(
         ]
         for body, pattern in _patterns(lex.steps).items():
             said = pattern.search(lowered)
-            if said and _CLAIMED.match(lowered, said.end()):
+            if said and _claimed(lowered, said.start(), said.end()):
                 # "검찰 김민수 수사관이라고 하면서": someone claiming to be one (legal_set15 R3
                 # got a police step from the scammer's words)
                 continue
@@ -463,8 +470,20 @@ def _bare_list(clause: str, *, now: datetime) -> bool:
 _PAST_FINAL = 20  # ㅆ as a Hangul syllable's final consonant: 했, 갔, 났, 었 (not 있)
 
 
-# A role someone claims, right after its word: "수사관이라고 하면서", "경찰이라며", "검사래요".
+# A role someone claims, right after its word: "수사관이라고 하면서", "경찰이라며", "검사래요";
+# or before it: "claiming to be a police officer", "posing as an investigator".
 _CLAIMED = re.compile(r"\s?(?:이)?(?:라고|라며|래요|라는|래서)")
+_CLAIMED_BEFORE = re.compile(
+    r"(?:claim(?:ed|ing|s)?\s+to\s+be|pretend(?:ed|ing|s)?\s+to\s+be|pos(?:ed|ing|es)\s+as|"
+    r"impersonat(?:ed|ing|es))\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+){0,2}$"
+)
+
+
+def _claimed(lowered: str, start: int, end: int) -> bool:
+    """Whether the role word at `start:end` is one someone claims to be (a scammer's)."""
+    return bool(
+        _CLAIMED.match(lowered, end) or _CLAIMED_BEFORE.search(lowered[max(0, start - 40) : start])
+    )
 
 
 def _carried(m: Match, whole: list[Match]) -> Match:
