@@ -691,6 +691,9 @@ def test_a_story_opened_with_a_no_after_a_verb_takes_nothing_back(extractor: Fac
         ),
         ("CUSTODY", "양육비는 월 80만원 받기로 했어요", {"amount": 800_000}),
         ("LOAN", "6월 300만원 빌려줬어요", {"amount": 3_000_000}),  # a month's name, no rate
+        # legal_set16 S6: a price is no monthly child support, whatever month it was paid in
+        ("CUSTODY", "2019년 3월에 4억2천에 샀고 지금은 6억 정도 해요", {}),
+        ("CUSTODY", "월 80만원 주기로 했어요", {"amount": 800_000}),
     ],
 )
 def test_an_amount_per_month_fills_only_a_field_kept_per_month(
@@ -698,6 +701,27 @@ def test_an_amount_per_month_fills_only_a_field_kept_per_month(
 ) -> None:
     reading = extractor.read(text, sub_type=sub_type, asked=None, now=NOVEMBER)
     assert {k: v for k, v in reading.facts.items() if k in facts or isinstance(v, int)} == facts
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        # legal_set16 S1: the yes is of the move-in, the fixed date is not known
+        (
+            "i did the address change at the immigration office in march 2024, i dont know "
+            "about the fixed date thing, the agent did the papers",
+            None,
+        ),
+        ("네 받았는데 날짜는 정확히 모르겠어요", True),  # the yes opens the answer
+        ("네 했어요", True),
+    ],
+)
+def test_a_yes_beside_i_dont_know_answers_only_when_it_opens_the_answer(
+    extractor: FactExtractor, text: str, answer: bool | None
+) -> None:
+    reading = extractor.read(text, sub_type="LEASE_DEPOSIT", asked="fixed_date", now=NOVEMBER)
+    assert reading.answer == answer
+    assert reading.unknown is (answer is None)
 
 
 def test_a_no_that_answers_something_else_takes_nothing_back(extractor: FactExtractor) -> None:

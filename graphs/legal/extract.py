@@ -663,7 +663,11 @@ class FactExtractor:
         phrases = spec.says + spec.answers
         value = normalize.phrase_polarity(lowered, true=phrases.affirm, false=phrases.deny)
         if value is None:
-            value = normalize.parse_yes_no(stripped, yes=self._yes, no=self._no)
+            # beside "I don't know", only a yes or no that opens the answer answers it ("네
+            # 받았는데 날짜는 모르겠어요"): "i did the address change …, i dont know about the
+            # fixed date thing" is no yes (legal_set16 S1)
+            head = stripped.split(maxsplit=1)[0] if self._says_unknown(lowered) else stripped
+            value = normalize.parse_yes_no(head, yes=self._yes, no=self._no)
         return (value, None) if value is not None else (None, "yesno")
 
     def _choice_answer(
@@ -976,10 +980,19 @@ class FactExtractor:
                 if (
                     kind == "amount"
                     and key is not None
+                    and key != asked
+                    and by_cue is None
+                    and specs[key].per_month
+                    and not normalize.per_month_at(lowered, *span, **self._per_month)
+                ) or (
+                    kind == "amount"
+                    and key is not None
                     and not specs[key].per_month
                     and normalize.per_month_at(lowered, *span, **self._per_month)
                 ):
-                    # "my pay is 2,300,000 a month": a rate fills no total; the memo keeps it
+                    # "my pay is 2,300,000 a month": a rate fills no total; and a field kept
+                    # per month takes no sum not said so ("2019년 3월에 4억2천에 샀고" is no
+                    # child support: legal_set16 S6). The memo keeps either.
                     values.append(Value(kind, match.value, span, fields=tuple(fields), said=said))
                     continue
                 found, readings = match.value, match.alternatives
