@@ -640,3 +640,23 @@ def test_signs_from_before_help_came_complete_nothing_after_it(knowledge) -> Non
     assert {h.code for h in desk.assess(first, recent, at)} == {"IMAGE_THREAT"}
     desk.assess("he said he'd send them to my parents back home", recent, at + timedelta(minutes=3))
     assert recent.holds("IMAGE_THREAT")
+
+
+def test_a_day_of_the_month_told_in_the_past_is_no_danger_now_nor_later(knowledge) -> None:
+    """legal_set16 R4: "이번달 2일에 … 현관문을 발로 차서 문이 찌그러졌어요" is a past kick
+    (it raised AT_THE_DOOR), and "와이프는 그사람 얼굴만 봐도 무섭다고" later built on it; the
+    neighbour at the door today is answered on its message."""
+    from bot.alerts import SafetyDesk
+    from graphs.safety.rules import Recent
+
+    desk, recent = SafetyDesk(knowledge, frozenset()), Recent()
+    desk.hold_case(recent, "NEIGHBOR_DISPUTE")
+    past = (
+        "근데 이번달 2일에 그 사람이 저희 현관문을 발로 차서 문이 찌그러졌어요 수리비 35만원 "
+        "나왔고 5일에 부평경찰서에 재물손괴로 고소했어요"
+    )
+    assert desk.assess(past, recent, NOW) == []
+    wife = "와이프는 그사람 얼굴만 봐도 무섭다고 엘베도 같이 안타요 ㅋㅋ 접근금지 가능한가요?"
+    assert desk.assess(wife, recent, NOW + timedelta(minutes=3)) == []
+    now = "잠깐만요 지금 그 사람 또 올라와서 현관문 쾅쾅 치면서 문열라고 소리지르고 있어요"
+    assert "AT_THE_DOOR" in {h.code for h in desk.assess(now, recent, NOW + timedelta(minutes=6))}
