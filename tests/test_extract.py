@@ -724,6 +724,30 @@ def test_a_yes_beside_i_dont_know_answers_only_when_it_opens_the_answer(
     assert reading.unknown is (answer is None)
 
 
+def test_a_yes_or_no_said_first_answers_over_a_phrase_after_it(extractor: FactExtractor) -> None:
+    # legal_set16 S3: "Not the police yet" opens the answer; the report to Naver is no yes
+    text = "Not the police yet. I reported the Naver review to Naver on October 1"
+    reading = extractor.read(text, sub_type="DEFAMATION", asked="police_report", now=NOVEMBER)
+    assert reading.answer is False
+
+
+def test_several_dates_no_word_places_fill_no_field_unless_asked(extractor: FactExtractor) -> None:
+    # legal_set16 S3: the last of three platform dates became the date of the posts
+    text = (
+        "I reported the Naver review to Naver on October 1 and they put a temporary block on "
+        "it on October 8, but only for 30 days. Google declined my report on October 15."
+    )
+    reading = extractor.read(text, sub_type="DEFAMATION", asked="police_report", now=NOVEMBER)
+    assert "incident_date" not in reading.facts
+    # one date is still the primary field's, and each date placed by its word is its field's
+    reading = extractor.read("10월 3일에 맞았어요", sub_type="ASSAULT", asked=None, now=NOVEMBER)
+    assert reading.facts["incident_date"] == "2026-10-03"
+    text = "2024년 9월에 입사해서 2026년 10월 31일에 그만뒀어요"
+    reading = extractor.read(text, sub_type="WAGE_ARREARS", asked=None, now=NOVEMBER)
+    assert reading.facts["employment_start"] == "2024-09"
+    assert reading.facts["employment_end"] == "2026-10-31"
+
+
 def test_a_no_that_answers_something_else_takes_nothing_back(extractor: FactExtractor) -> None:
     # no value of its kind follows the "아니요": the amount stands
     reading = extractor.read(

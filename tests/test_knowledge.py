@@ -56,6 +56,26 @@ def test_placeholders_match_in_both_languages(knowledge) -> None:
         assert names[0] == names[1], key
 
 
+def test_no_text_holds_a_control_character() -> None:
+    """A pattern written in YAML double quotes turns "\\b" into a backspace, which no message
+    holds: "\\bgoing to\\b" never matched a plan, nor "\\bdon't fit" a declined type."""
+    import yaml
+
+    def strings(node: object) -> list[str]:
+        if isinstance(node, str):
+            return [node]
+        if isinstance(node, dict):
+            return [s for v in node.values() for s in strings(v)]
+        if isinstance(node, list):
+            return [s for v in node for s in strings(v)]
+        return []
+
+    for path in sorted(KNOWLEDGE_DIR.rglob("*.yaml")):
+        for text in strings(yaml.safe_load(path.read_text(encoding="utf-8"))):
+            bad = [c for c in text if ord(c) < 32 and c not in "\n\t"]
+            assert not bad, f"{path.name}: {text[:60]!r}"
+
+
 @pytest.mark.parametrize(
     ("name", "broken", "expected"),
     [

@@ -412,6 +412,9 @@ def test_names_before_a_particle_of_people_are_parties(knowledge, brain) -> None
         ("법인계좌 신한은행으로 보냈어요", []),
         ("my bank record showing he sent back only 3,200,000", []),
         ("i called the bank and they froze it", [("bank", None)]),
+        # a report to a platform, a complaint only considered (legal_set16 S3)
+        ("I reported the Naver review to Naver on October 1", []),
+        ("I'd consider a criminal complaint too.", []),
         # the scammer claiming to be an investigator (legal_set15 R3)
         ("서울중앙지검 김민수 수사관이라고 하면서 안전계좌로 옮기라고 해서 1500만원 보냈어요", []),
     ],

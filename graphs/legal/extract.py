@@ -661,7 +661,9 @@ class FactExtractor:
         # The field's own phrases first: "네 못받았어요" to "퇴직금도 받지 못하셨나요?" says
         # it is unpaid, whatever a leading 네 or a trailing 받았어요 says on its own.
         phrases = spec.says + spec.answers
-        value = normalize.phrase_polarity(lowered, true=phrases.affirm, false=phrases.deny)
+        value = normalize.phrase_polarity(
+            lowered, true=phrases.affirm, false=phrases.deny, first=True
+        )
         if value is None:
             # beside "I don't know", only a yes or no that opens the answer answers it ("네
             # 받았는데 날짜는 모르겠어요"): "i did the address change …, i dont know about the
@@ -934,6 +936,21 @@ class FactExtractor:
             matches = list(finder())
             if kind == "date":
                 matches = _days_put_right(text, matches)
+            # Several dates no field's word places ("reported it to Naver on October 1 …
+            # blocked on October 8 … Google declined on October 15"): none is the primary
+            # field's, unless asked; the memo's chronology keeps each (legal_set16 S3 had the
+            # last as the date of the posts).
+            loose = (
+                len(
+                    {
+                        m.value
+                        for m in matches
+                        if self._cued_field(lowered, m.start, m.end, fields, specs) is None
+                    }
+                )
+                if kind == "date" and fields
+                else 0
+            )
             for index, match in enumerate(matches):
                 span = (match.start, match.end)
                 said = text[match.start : match.end]
@@ -977,6 +994,9 @@ class FactExtractor:
                     values.append(Value(kind, match.value, span, role=Role.OTHER_EVENT, said=said))
                     continue
                 key = by_cue or fallback
+                if by_cue is None and key is not None and key != asked and loose > 1:
+                    values.append(Value(kind, match.value, span, fields=tuple(fields), said=said))
+                    continue
                 if (
                     kind == "amount"
                     and key is not None

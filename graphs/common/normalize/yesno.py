@@ -131,10 +131,14 @@ def _phrase_spans(text: str, phrase: str) -> list[tuple[int, int]]:
 _LATIN_WORD = re.compile(r"[a-z]")
 
 
-def phrase_polarity(text: str, *, true: Iterable[str], false: Iterable[str]) -> bool | None:
+def phrase_polarity(
+    text: str, *, true: Iterable[str], false: Iterable[str], first: bool = False
+) -> bool | None:
     """True or False when the text says one of a fact's phrases ("이사 나왔", "moved out"), None
-    when it says none, or says both. A longer phrase wins over one inside it ("못 받았" over
-    "받았"), and a negated phrase does not count ("안 다쳤어요" is not "다쳤")."""
+    when it says none, or says both (`first`: the one said first, as an answer opens with its
+    yes or no: "Not the police yet. I reported the review to Naver"). A longer phrase wins
+    over one inside it ("못 받았" over "받았"), and a negated phrase does not count ("안
+    다쳤어요" is not "다쳤")."""
     lowered = text.lower()
     found = [
         (start, end, polarity)
@@ -147,4 +151,6 @@ def phrase_polarity(text: str, *, true: Iterable[str], false: Iterable[str]) -> 
         if all(cue[0] >= o[1] or o[0] >= cue[1] for o in chosen):
             chosen.append(cue)
     polarities = {c[2] for c in chosen}
+    if len(polarities) > 1 and first:
+        return min(chosen)[2]
     return polarities.pop() if len(polarities) == 1 else None
