@@ -660,3 +660,26 @@ def test_a_day_of_the_month_told_in_the_past_is_no_danger_now_nor_later(knowledg
     assert desk.assess(wife, recent, NOW + timedelta(minutes=3)) == []
     now = "잠깐만요 지금 그 사람 또 올라와서 현관문 쾅쾅 치면서 문열라고 소리지르고 있어요"
     assert "AT_THE_DOOR" in {h.code for h in desk.assess(now, recent, NOW + timedelta(minutes=6))}
+
+
+def test_the_one_threatening_images_at_the_door_and_a_fear_laughed_off(knowledge) -> None:
+    """legal_set16 A4: the ex-partner threatening to spread her photos knocks at her door now
+    (it got the image threat's reply again, nothing of the door); later "내일 지각하면 팀장님이
+    … 그것도 무섭네요 ㅋㅋ" raised the image threat again. The "ㅋㅋ" typed is another
+    character once normalised, which the laughter guard's pattern never met."""
+    from bot.alerts import SafetyDesk
+    from graphs.safety.rules import Recent
+
+    desk, recent = SafetyDesk(knowledge, frozenset()), Recent()
+    desk.hold_case(recent, "IMAGE_ABUSE")
+    first = "전남친이 사귈때 찍은 사진을 뿌리겠다고 협박해요 어떻게 해야될지 모르겠어요ㅠ"
+    assert {h.code for h in desk.assess(first, recent, NOW)} == {"IMAGE_THREAT"}
+    door = (
+        "잠깐만요 지금 걔가 우리집 앞에 와있어요 초인종 계속 누르고 문 두드리면서 열라고 소리질러요"
+    )
+    assert "AT_THE_DOOR" in {h.code for h in desk.assess(door, recent, NOW + timedelta(minutes=5))}
+    later = NOW + timedelta(hours=2)
+    laughed = "내일 지각하면 팀장님이 또 뭐라할거 생각하니까 그것도 무섭네요 ㅋㅋ 암튼 감사합니다"
+    assert desk.assess(laughed, recent, later) == []
+    # the same fear, not laughed off, is the threat told again
+    assert desk.assess("그것도 무섭네요", recent, later + timedelta(minutes=1)) != []

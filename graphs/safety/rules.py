@@ -40,6 +40,8 @@ _DATES_BACK = re.compile(
 )
 # An English clause that supposes: the clause after it (cut at the comma) is what would follow.
 _IF_CLAUSE = re.compile(r"^(?:and |but |so )?(?:even if|if|in case|suppose|what if)\b")
+# What a laugh is made of, to tell a clause that is only one ("ㅋㅋㅋ", "ㅎㅎ", "lol").
+_LAUGHS = re.compile(unicodedata.normalize("NFKC", r"[ㅋㅎ]+|lol|lmf?ao|(?:ha)+|😂|🤣"))
 # Words that soften without changing what is said ("발목이 좀 부었어요"): left out of the
 # Korean reading, as whole words only.
 _FILLERS = frozenset({"좀", "약간", "살짝", "조금", "쫌", "조끔"})
@@ -117,7 +119,9 @@ class _Matcher:
 
 
 def _alternation(patterns: Iterable[str]) -> re.Pattern[str] | None:
-    joined = "|".join(f"(?:{p})" for p in patterns)
+    # normalised as the text is: NFKC makes the "ㅋㅋ" typed (compatibility jamo) another
+    # character, which a pattern written "ㅋㅋ" never met (legal_set16 A4)
+    joined = "|".join(f"(?:{unicodedata.normalize('NFKC', p)})" for p in patterns)
     return re.compile(joined) if joined else None
 
 
@@ -157,6 +161,7 @@ class SafetyCheck:
         named: list[tuple[frozenset[str], frozenset[str]]] = []
         supposed = False  # the clause before opened with "if": this one is its consequence
         was = False  # the clause before told only that it was past
+        named_last = False  # the clause before named a term
         for clause in self._clauses(text):
             if (
                 named
@@ -168,6 +173,11 @@ class SafetyCheck:
                 terms, guards = named[-1]
                 named[-1] = (terms, guards | {"past"})
             found = frozenset(n for n, t in self._terms.items() if t.search(clause))
+            if named and named_last and not found and self._laugh_alone(clause):
+                # "… 그것도 무섭네요 ㅋㅋ": a laugh on its own laughs off the clause before
+                terms, guards = named[-1]
+                named[-1] = (terms, guards | {"laughter"})
+            named_last = bool(found)
             if found:  # a clause naming no term adds nothing, whatever guards it holds
                 guards = frozenset(
                     n for n, g in self._guards.items() if g.search(clause, whole=True)
@@ -186,6 +196,12 @@ class SafetyCheck:
             )
             supposed = bool(_IF_CLAUSE.match(clause.spaced))
         return Trace(tuple(named))
+
+    def _laugh_alone(self, clause: _Clause) -> bool:
+        """Whether a clause is nothing but a laugh ("ㅋㅋ", "lol")."""
+        laughter = self._guards.get("laughter")
+        rest = _LAUGHS.sub("", clause.compact)
+        return laughter is not None and laughter.search(clause) and not rest
 
     def check(
         self,
@@ -223,8 +239,13 @@ class SafetyCheck:
             unless = set(rule.unless)
             here = trace.present(unless)
             # while the danger holds, a supposition about it is the danger told again ("근데
-            # 오늘밤 진짜 내려오면 어떻게 해요": legal_set12 R6)
-            told_again = trace.present(unless - {"hypothetical"}) if rule.code in holding else here
+            # 오늘밤 진짜 내려오면 어떻게 해요": legal_set12 R6), and a fear laughed off is not
+            # ("내일 지각하면 팀장님이 … 그것도 무섭네요 ㅋㅋ": legal_set16 A4)
+            told_again = (
+                trace.present((unless | {"laughter"}) - {"hypothetical"})
+                if rule.code in holding
+                else here
+            )
             if not here and not told_again:
                 continue
             carried = set(standing)
