@@ -748,6 +748,26 @@ def test_several_dates_no_word_places_fill_no_field_unless_asked(extractor: Fact
     assert reading.facts["employment_end"] == "2026-10-31"
 
 
+def test_repayments_made_are_no_loan_and_no_agreed_date(extractor: FactExtractor) -> None:
+    # legal_set16 B4: the last repayment became the amount lent, a repayment's day the day
+    # agreed; the day the note says it is to be repaid by is the agreed one
+    text = (
+        "For the first loan there's a 차용증 that Su-jin signed, 10 million, to be repaid by 31 "
+        "December 2025, no interest. She paid back 2 million on 15 January 2025 and 1 million "
+        "on 20 May this year, that's all we ever got."
+    )
+    reading = extractor.read(text, sub_type="LOAN", asked=None, now=NOVEMBER)
+    assert "amount" not in reading.facts  # the memo's lent item holds it
+    assert reading.facts["repayment_date"] == "2025-12-31"
+    text = "The repayment on 20 May was 1.5 million, not 1 million."
+    reading = extractor.read(text, sub_type="LOAN", asked=None, now=NOVEMBER)
+    assert "repayment_date" not in reading.facts and "amount" not in reading.facts
+    reading = extractor.read(
+        "he promised to pay it back by December 31", sub_type="LOAN", asked=None, now=NOVEMBER
+    )
+    assert reading.facts["repayment_date"].endswith("-12-31")
+
+
 def test_a_no_that_answers_something_else_takes_nothing_back(extractor: FactExtractor) -> None:
     # no value of its kind follows the "아니요": the amount stands
     reading = extractor.read(

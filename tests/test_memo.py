@@ -503,6 +503,13 @@ def test_a_value_told_as_heard_is_no_plan_and_one_put_right_leaves_no_item(
     assert [i["planned"] for i in section(found, "chronology")] == [True]
 
 
+def test_an_amount_to_be_repaid_is_no_repayment(knowledge, brain) -> None:
+    # legal_set16 B4: "10 million, to be repaid by 31 December 2025" showed as repaid
+    text = "a 차용증 that Su-jin signed, 10 million, to be repaid by 31 December 2025"
+    money = section(items(knowledge, brain, text), "money")
+    assert [(i["amount"], i["role"]) for i in money] == [(10_000_000, "unclear")]
+
+
 def test_the_ledger_adds_no_balances(knowledge, brain) -> None:
     """What is still owed is a balance told again as it grows: 19.5 million, then about 21
     million with interest, are one debt (legal_set8 Q3 showed 40.5 million owed)."""

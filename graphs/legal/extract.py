@@ -936,10 +936,11 @@ class FactExtractor:
             matches = list(finder())
             if kind == "date":
                 matches = _days_put_right(text, matches)
-            # Several dates no field's word places ("reported it to Naver on October 1 …
-            # blocked on October 8 … Google declined on October 15"): none is the primary
-            # field's, unless asked; the memo's chronology keeps each (legal_set16 S3 had the
-            # last as the date of the posts).
+            # Several dates or amounts no field's word places ("reported it to Naver on
+            # October 1 … blocked on October 8 … Google declined on October 15"; "10 million
+            # … paid back 2 million … and 1 million"): none is the primary field's, unless
+            # asked; the memo keeps each (legal_set16 S3 had the last date as the date of the
+            # posts, B4 the last repayment as the amount lent).
             loose = (
                 len(
                     {
@@ -948,7 +949,7 @@ class FactExtractor:
                         if self._cued_field(lowered, m.start, m.end, fields, specs) is None
                     }
                 )
-                if kind == "date" and fields
+                if fields
                 else 0
             )
             for index, match in enumerate(matches):

@@ -95,6 +95,9 @@ _CALLED_X = re.compile(
 _LABELLED = re.compile(
     r"(?<![가-힣A-Za-z])(?P<label>이름|성함|닉네임|아이디|상호|가게 이름|회사 이름|하청|원청|[Nn]ame(?:\s?is)?)"
     r"(?:은|는|이|가)?\s?(?:이요|요)?\s?"
+    # not an English word that goes on the sentence ("in the name of 김민수", "his name at
+    # the time": legal_set16 B1, B3 had parties "of" and "at")
+    r"(?!(?i:of|at|and|or|the|a|an|on|in|to|for|was|is|under|with|from|as|by|but|yet|too)\b)"
     r"(?P<name>[가-힣ㄱ-ㅎA-Za-z0-9][가-힣ㄱ-ㅎA-Za-z0-9&.\-]{0,19})"
 )
 _LABELLED_EN = re.compile(
