@@ -89,6 +89,7 @@ ON_ITS_MESSAGE = {
     "legal_set13",
     "legal_set14",
     "legal_set15",
+    "legal_set16",
 }
 
 

@@ -146,6 +146,21 @@ def test_requests_and_contrasts_are_read(reader: FactExtractor) -> None:
     assert reading.facts.get("evidence") is False
 
 
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("돈 돌려받고 싶음 돌려받을수있음?", True),  # legal_set16 R5: a clipped question
+        ("이거 사기임? 신고 가능함?", True),
+        ("한 20? 에어팟프로2", False),  # a number told unsure
+    ],
+)
+def test_a_question_typed_with_a_clipped_ending_asks(
+    reader: FactExtractor, text: str, asks: bool
+) -> None:
+    reading = reader.read(text, sub_type="FRAUD", asked=None, now=NOW)
+    assert any(c.asks for c in reading.clauses) is asks
+
+
 @pytest.fixture
 async def driver(tmp_path: Path, knowledge, brain):
     d = Driver(tmp_path / "checkpoints.db", knowledge, brain)

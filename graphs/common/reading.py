@@ -220,7 +220,9 @@ class Reading:
 # --- the rules' clause acts (the words are the knowledge's, passed in) -----------------------
 
 # A sentence that asks by its ending and mark ("남은 돈은 안 갚아도 되는거 맞죠?", "can I sue?").
-ASKS = re.compile(r"(?:[요죠까니나냐지야어]|[a-z])\s*[?？]+\s*$", re.I)
+# (also the clipped endings of a typed question: "돌려받을수있음?", "가능함?", "사기임?",
+# legal_set16 R5 had it as a wish only; not "한 20?", a number told unsure)
+ASKS = re.compile(r"(?:[요죠까니나냐지야어음함됨임]|[a-z])\s*[?？]+\s*$", re.I)
 # An English question told by its word order, without a mark ("please hes coming in an hour.
 # what do i do": legal_set11 C5): a question word before a verb that asks, or that verb before
 # its subject.
