@@ -397,3 +397,20 @@ async def test_a_wish_told_with_a_question_after_the_summary_keeps_both(engine: 
     values = await graph_values(engine)
     assert values["facts"] == before
     assert any("소송비용" in q["text"] for q in values["questions"])
+
+
+async def test_a_correction_of_an_amount_changes_no_choice_it_does_not_name(
+    engine: Engine,
+) -> None:
+    """legal_set16 B4: "my wife just checked … 1.5 million, not 1 million" offered "Type of
+    other party → Family" beside the amount; a message naming the recorded type may change it."""
+    await finished(engine)
+    assert (await graph_values(engine))["facts"]["counterparty_type"] == "acquaintance"
+    shown = await engine.handle(
+        text("정정할게요 아내가 확인해보니 5월에 갚은 건 100만원 아니고 150만원이에요", minutes=2)
+    )
+    assert "가족" not in joined(shown)
+    assert "1,500,000" in joined(shown)
+    await engine.handle(text("아니요", minutes=3))
+    shown = await engine.handle(text("상대방은 친구가 아니라 사촌이에요", minutes=4))
+    assert "가족" in joined(shown)

@@ -32,6 +32,7 @@ from graphs.legal.changes import (
     kept_as_said,
     paired_corrections,
     sort_facts,
+    unnamed_choices,
 )
 from graphs.legal.labelled import labelled_fixes
 from graphs.legal.nodes import (
@@ -90,6 +91,7 @@ async def amend(
     found = legal_memo.checked_keys(kn, sub_type, found, items, cued=ex.cued)
     found = split_party(kn, found, text, facts)
     kinds = {k: kn.k2.field(sub_type, k).kind for k in {*found, *facts} if k in kn.k2.fields}
+    found = unnamed_choices(kn, sub_type, facts, found, text)
     read = sort_facts(facts, found, ex, kinds, text=text)
     memo = legal_memo.added(
         values.get("memo", []), items, restating=bool(memo_fixes) or ex.correction

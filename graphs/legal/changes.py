@@ -54,6 +54,29 @@ class Sorted:
         self.drop({c["field"] for c in paired} | taken)
 
 
+def unnamed_choices(
+    kn: Knowledge, sub_type: str, facts: dict[str, Any], found: dict[str, Any], text: str
+) -> dict[str, Any]:
+    """`found` without a choice that would change a recorded one the message does not name
+    (its option's words, or the field's): "my wife just checked her banking app … 1.5 million,
+    not 1 million" changes no other party's type (legal_set16 B4 was offered "family" with the
+    amount), where "Su-jin is not family, she's a former friend" names the one recorded."""
+    lowered = text.lower()
+    kept = dict(found)
+    for key, value in found.items():
+        old = facts.get(key)
+        if key not in kn.k2.fields or old is None or old == value:
+            continue
+        spec = kn.k2.field(sub_type, key)
+        if spec.kind != "choice":
+            continue
+        words = [w for v, ws in spec.option_words if v == old for w in ws]
+        words += [spec.label.ko.lower(), spec.label.en.lower()]
+        if not any(w and w in lowered for w in words):
+            del kept[key]
+    return kept
+
+
 def sort_facts(
     facts: dict[str, Any],
     found: dict[str, Any],

@@ -61,7 +61,9 @@ _TAKEN_BACK_AFTER = re.compile(
 _SELF_FIX_AFTER = re.compile(
     r"(?i)^\s?(?:won|krw|원|만원)?(?:이요|요|이에요|예요|이고|이|가)?\s?[-–—,.…!]*\s*"
     r"(?:oh\s+|ah\s+|아\s?|앗\s?)?"
-    r"(?:no\b|nope\b|sorry\b|oops\b|wait\b|i\s+mean\b|i\s+meant\b|correction\b|아니(?![가-힣])|아니다|"
+    # a bare "no" only as a word of its own ("- no, sorry", "no 9,000,000"), not "no interest"
+    r"(?:no(?=\s*[,.!…—–-]|\s+(?:sorry|wait|it\b|i\b|\d))|nope\b|sorry\b|oops\b|wait\b|"
+    r"i\s+mean\b|i\s+meant\b|correction\b|아니(?![가-힣])|아니다|"
     r"아니지|정정|잠깐만?)"
 )
 # After the clause's own word ("3억 남았어요 아 아니다 2억 5천", "3 million left, no wait,
@@ -941,12 +943,20 @@ class FactExtractor:
             # … paid back 2 million … and 1 million"): none is the primary field's, unless
             # asked; the memo keeps each (legal_set16 S3 had the last date as the date of the
             # posts, B4 the last repayment as the amount lent).
+            taken = {
+                index
+                for index, match in enumerate(matches)
+                if _TAKEN_BACK_BEFORE.search(text[: match.start])
+                or _TAKEN_BACK_AFTER.match(text[match.end :])
+                or _put_right_at_once(text, match, matches[index + 1 :])
+            }
             loose = (
                 len(
                     {
                         m.value
-                        for m in matches
-                        if self._cued_field(lowered, m.start, m.end, fields, specs) is None
+                        for index, m in enumerate(matches)
+                        if index not in taken
+                        and self._cued_field(lowered, m.start, m.end, fields, specs) is None
                     }
                 )
                 if fields
@@ -955,11 +965,7 @@ class FactExtractor:
             for index, match in enumerate(matches):
                 span = (match.start, match.end)
                 said = text[match.start : match.end]
-                if (
-                    _TAKEN_BACK_BEFORE.search(text[: match.start])
-                    or _TAKEN_BACK_AFTER.match(text[match.end :])
-                    or _put_right_at_once(text, match, matches[index + 1 :])
-                ):
+                if index in taken:
                     # taken back whether or not a field of the matter takes its kind: the
                     # memo keeps no item of it ("대출이 3억 남았, 아 아니다 2억 5천" in a divorce)
                     values.append(Value(kind, match.value, span, role=Role.TAKEN_BACK, said=said))

@@ -852,9 +852,21 @@ def checked_keys(
         if value not in {i["date"] for i in dated} and not (spec.allow_future and value in ahead):
             del out[key]
     for key, wanted in roles.items():
-        if key not in out:
-            continue
         amount = kn.k2.fields[key].kind == "amount"
+        if key not in out:
+            # several values no word placed, none taken by default (extract): the one item of
+            # the field's roles settles it ("작년 3월에 … 500만원 빌려줬는데 5월에 100만원 갚고":
+            # the loan's day and amount)
+            holders = [i for i in money if i["role"] in wanted]
+            quotes = {i["quote"] for i in holders}
+            told = (
+                {i["amount"] for i in holders}
+                if amount
+                else {i["date"] for i in dated if i["quote"] in quotes}
+            )
+            if len(told) == 1:
+                out[key] = told.pop()
+            continue
         if len({i["amount"] for i in money} if amount else {i["date"] for i in dated}) <= 1:
             # one value told: nothing to choose between, unless it is a rate or a proposal of
             # another kind ("my salary every month 230만 won" is no unpaid total: legal_set14

@@ -45,6 +45,7 @@ from graphs.legal.changes import (
     same_value,
     sort_facts,
     taken_back_field,
+    unnamed_choices,
 )
 from graphs.legal.details import people, split_counterparty
 from graphs.legal.fields import next_field, percent, progress
@@ -600,6 +601,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     # A recorded fact changes only through a confirmed correction of that field; another
     # value of its kind (a date of another event, an offer beside the loss) stays in the memo.
     kinds = {k: kn.k2.field(sub_type, k).kind for k in {*other, *facts} if k in kn.k2.fields}
+    other = unnamed_choices(kn, sub_type, facts, other, text)
     read = sort_facts(facts, other, ex, kinds, asked=key, text=text)
     merge_facts(facts, read.new, work.corrections)
     # a pair of values ("not 2026-09-20 but 2025-06-03") says which recorded value changes
