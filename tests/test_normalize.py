@@ -220,6 +220,8 @@ def test_parse_date(text: str, expected: str) -> None:
         "그제서야 알았어요",
         "오늘날",
         "85년생",
+        "2022년식",  # a model year (legal_set16 S6)
+        "1/3씩",  # a share (legal_set16 R1)
         "잘 기억이 안 나요",
         "2024년 3월부터 2025년 1월까지",  # two dates
     ],

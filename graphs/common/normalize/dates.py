@@ -413,7 +413,8 @@ _EN_MONTH_LEAD = (
     r"(?:the\s+)?(?:end|beginning|start|middle)\s+of)[\s-]+)?"
 )
 _DATE_RULES: list[_DateRule] = [
-    (re.compile(rf"(?<![\d.])(?P<y>\d{{4}}|\d{{2}})\s?년도?{_MONTH_DAY_KO}"), _ymd),
+    # not a model year ("2022년식 쏘나타": legal_set16 S6 had the car as an event ahead)
+    (re.compile(rf"(?<![\d.])(?P<y>\d{{4}}|\d{{2}})\s?년(?!식)도?{_MONTH_DAY_KO}"), _ymd),
     (re.compile(rf"(?<![\d.])(?P<m>\d{{1,2}})\s?월{_DAY_KO}"), _month_day),
     (
         re.compile(
@@ -424,7 +425,8 @@ _DATE_RULES: list[_DateRule] = [
     ),
     (re.compile(r"(?<![\d.])(?P<y>\d{4})\s?[.\-/]\s?(?P<m>\d{1,2})(?![\d,])"), _numeric_month),
     (re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?!\d)"), _us_numeric),
-    (re.compile(r"(?<![\d/.])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/])"), _month_day),
+    # not a share ("1/3씩 나누기로": legal_set16 R1 had 2026-01-03)
+    (re.compile(r"(?<![\d/.])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/]|\s?씩)"), _month_day),
     # '6.1', '6.1.' and '6. 1.' (a space only with the closing dot), but no decimal number.
     (
         re.compile(
