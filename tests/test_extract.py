@@ -689,6 +689,12 @@ def test_a_story_opened_with_a_no_after_a_verb_takes_nothing_back(extractor: Fac
             "보증금 1000만원 한 달에 45만원",
             {"deposit": 10_000_000, "monthly_rent": 450_000},
         ),
+        # a cue with another value between is that value's; "월" says per month
+        (
+            "LEASE_DEPOSIT",
+            "월세 보증금 1000만원에 월 50만원",
+            {"deposit": 10_000_000, "monthly_rent": 500_000},
+        ),
         ("CUSTODY", "양육비는 월 80만원 받기로 했어요", {"amount": 800_000}),
         ("LOAN", "6월 300만원 빌려줬어요", {"amount": 3_000_000}),  # a month's name, no rate
         # legal_set16 S6: a price is no monthly child support, whatever month it was paid in
@@ -766,6 +772,13 @@ def test_repayments_made_are_no_loan_and_no_agreed_date(extractor: FactExtractor
         "he promised to pay it back by December 31", sub_type="LOAN", asked=None, now=NOVEMBER
     )
     assert reading.facts["repayment_date"].endswith("-12-31")
+
+
+def test_what_is_left_now_is_no_deposit(extractor: FactExtractor) -> None:
+    # legal_set16 A1: "지금 2억 남았어요" took the deposit by the cue "금" inside "지금"
+    text = "2억3천이요 근데 4월에 3천은 돌려받아서 지금 2억 남았어요"
+    reading = extractor.read(text, sub_type="LEASE_DEPOSIT", asked="deposit", now=NOVEMBER)
+    assert reading.answer == 230_000_000
 
 
 def test_a_no_that_answers_something_else_takes_nothing_back(extractor: FactExtractor) -> None:

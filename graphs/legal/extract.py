@@ -1001,6 +1001,12 @@ class FactExtractor:
                     values.append(Value(kind, match.value, span, role=Role.OTHER_EVENT, said=said))
                     continue
                 key = by_cue or fallback
+                monthly = kind == "amount" and normalize.per_month_at(
+                    lowered, *span, **self._per_month
+                )
+                if monthly and by_cue is None and (key is None or not specs[key].per_month):
+                    # "보증금 1000만원에 월 50만원": a sum per month is the field kept per month
+                    key = next((k for k in fields if specs[k].per_month), key)
                 if by_cue is None and key is not None and key != asked and loose > 1:
                     values.append(Value(kind, match.value, span, fields=tuple(fields), said=said))
                     continue
@@ -1010,12 +1016,9 @@ class FactExtractor:
                     and key != asked
                     and by_cue is None
                     and specs[key].per_month
-                    and not normalize.per_month_at(lowered, *span, **self._per_month)
+                    and not monthly
                 ) or (
-                    kind == "amount"
-                    and key is not None
-                    and not specs[key].per_month
-                    and normalize.per_month_at(lowered, *span, **self._per_month)
+                    kind == "amount" and key is not None and not specs[key].per_month and monthly
                 ):
                     # "my pay is 2,300,000 a month": a rate fills no total; and a field kept
                     # per month takes no sum not said so ("2019년 3월에 4억2천에 샀고" is no
@@ -1266,8 +1269,11 @@ class FactExtractor:
                     and _heads_compound(lowered, offset + pos + len(cue))
                 ):
                     continue  # "사망신고할때 7월1일": the registration's day, not the death's
-                if pos >= 0 and len(before) - pos < best_distance:
-                    best, best_distance = key, len(before) - pos
+                if pos >= 0 and re.search(r"\d", before[pos + len(cue) :]):
+                    continue  # another value stands between: the cue is its ("보증금 1000만원에 월 50")
+                # nearest by where the cue ends: "월세 보증금 1000만원" is the deposit
+                if pos >= 0 and len(before) - pos - len(cue) < best_distance:
+                    best, best_distance = key, len(before) - pos - len(cue)
         if best is not None:
             return best
         for key in fields:
