@@ -818,6 +818,9 @@ def test_a_day_put_right_alone_is_read_in_the_month_it_corrects(
         "어머니 대신 문의드립니다. 어머니(72세) 아파트 인테리어를 한결인테리어 정우성 대표한테 맡겼는데 "
         "돈만 받고 공사를 중단했어요",
         "I'm writing on behalf of my mother. The contractor took my mother's money and left.",
+        # legal_set16 A2
+        "아버지 일로 대신 문의드립니다. 저희 아버지(정광수, 78세)가 지난 9월 14일 횡단보도를 "
+        "건너시다가 우회전하던 차에 치이셨어요.",
     ],
 )
 def test_the_person_written_for_is_not_the_other_party(extractor: FactExtractor, text: str) -> None:

@@ -1455,8 +1455,10 @@ _WHOLE: dict[str, Any] = {"span": None, "said": "", "role": Role.FACT}  # read f
 
 
 # The person written for: "어머니 대신 문의드립니다", "on behalf of my mother", "for my dad".
+# "아버지 일로 대신 문의드립니다" too (legal_set16 A2 had the father as the other party's type).
 _REPRESENTED = re.compile(
-    r"(?P<ko>[가-힣]+?)(?:을|를|님)?\s?대신|\b(?:on behalf of|for) (?:my|our) (?P<en>[a-z]+)"
+    r"(?P<ko>[가-힣]+?)(?:을|를|님|의)?\s?(?:일로|일 때문에|건으로|건 때문에)?\s?대신"
+    r"|\b(?:on behalf of|for) (?:my|our) (?P<en>[a-z]+)"
 )
 
 
