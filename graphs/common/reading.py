@@ -152,6 +152,12 @@ class Reading:
         return facts
 
     @property
+    def placed(self) -> frozenset[str]:
+        """Fields a value of the message was placed in: recorded, suggested, or to choose."""
+        roles = (Role.FACT, Role.ANSWER, Role.SUGGESTED)
+        return frozenset(v.field for v in self.values if v.field and v.role in roles)
+
+    @property
     def choices(self) -> dict[str, Value]:
         """Fields (the asked one first) whose latest telling reads two ways: the person chooses
         between `(value.value, *value.alternatives)` before any is recorded."""

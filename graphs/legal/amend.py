@@ -88,7 +88,7 @@ async def amend(
     )
     items = story_years(items, values.get("memo", []), now=ctx.now)
     memo_fixes, items = memo_corrections(kn, values.get("memo", []), ex, items, text)
-    found = legal_memo.checked_keys(kn, sub_type, found, items, cued=ex.cued)
+    found = legal_memo.checked_keys(kn, sub_type, found, items, cued=ex.cued, placed=ex.placed)
     found = split_party(kn, found, text, facts)
     kinds = {k: kn.k2.field(sub_type, k).kind for k in {*found, *facts} if k in kn.k2.fields}
     found = unnamed_choices(kn, sub_type, facts, found, text)

@@ -830,6 +830,7 @@ def checked_keys(
     items: list[dict[str, Any]],
     *,
     cued: Iterable[str] = (),
+    placed: Iterable[str] = (),
 ) -> dict[str, Any]:
     """`found` (key field values read from one message) with each amount or date field of
     memo.yaml's `key_roles` settled by the message's own items when it tells several amounts
@@ -854,6 +855,8 @@ def checked_keys(
     for key, wanted in roles.items():
         amount = kn.k2.fields[key].kind == "amount"
         if key not in out:
+            if key in placed:
+                continue  # read two ways (the rules and a model): the person chooses
             # several values no word placed, none taken by default (extract): the one item of
             # the field's roles settles it ("작년 3월에 … 500만원 빌려줬는데 5월에 100만원 갚고":
             # the loan's day and amount)

@@ -203,7 +203,9 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         text=description,
     )
     told = story_years(told, state.get("memo", []), now=ctx.now)
-    found = legal_memo.checked_keys(kn, sub_type, found, told, cued=reading.cued)
+    found = legal_memo.checked_keys(
+        kn, sub_type, found, told, cued=reading.cued, placed=reading.placed
+    )
     found = split_party(kn, found, description, facts)
     facts.update(found)
     wished = wants.with_wishes(kn, facts, description)  # "돌려받고 싶어요", whatever the type
@@ -589,7 +591,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     )
     told = story_years(told, memo_now, now=ctx.now)  # "24년 5월10일 … 6월3일": 2024's
     memo_fixes, told = memo_corrections(kn, state.get("memo", []), ex, told, text)
-    other = legal_memo.checked_keys(kn, sub_type, other, told, cued=ex.cued)
+    other = legal_memo.checked_keys(kn, sub_type, other, told, cued=ex.cued, placed=ex.placed)
     # a date no word of its field placed, in an answer to another question, is the memo's
     # (chronology), never a key field by default ("사고는없어요 동탄 음주단속에 걸린거에요 11월1일
     # 밤에" to "was there an accident?": legal_set15 A4 got it as the notice date, the appeal
