@@ -429,6 +429,15 @@ class Lexicon(Strict):
     # Words beside an amount that make it a sum per month ("월 300", "2,300,000 a month")
     per_month_before: dict[Lang, list[str]] = {}
     per_month_after: dict[Lang, list[str]] = {}
+
+    @cached_property
+    def per_month(self) -> dict[str, tuple[str, ...]]:
+        """The per-month words in lower case, as `per_month_at` takes them (made once)."""
+        return {
+            "before": tuple(w.lower() for ws in self.per_month_before.values() for w in ws),
+            "after": tuple(w.lower() for ws in self.per_month_after.values() for w in ws),
+        }
+
     # An outcome or a legal conclusion ("승소", "will win"): never in a summary's narrative
     outcome_claims: dict[Lang, list[str]] = {}
     staff_instructions: dict[Lang, list[str]] = {}  # a narrative sentence speaking to staff

@@ -350,10 +350,6 @@ class FactExtractor:
         self._approx_after = re.compile(
             rf"\s?(?:{after or '(?!x)x'})(?:(?![a-z가-힣])|(?=[에이요은는도로인]))"
         )
-        self._per_month = {
-            "before": tuple(w.lower() for w in _words_of(lex.per_month_before)),
-            "after": tuple(w.lower() for w in _words_of(lex.per_month_after)),
-        }
         # The word lists compiled once (see `_any_of`), and each choice field's options on
         # first use (K2 field specs are made once per sub-type and field: keyed by identity).
         self._unknown_said = _any_of(self._unknown)
@@ -1002,7 +998,7 @@ class FactExtractor:
                     continue
                 key = by_cue or fallback
                 monthly = kind == "amount" and normalize.per_month_at(
-                    lowered, *span, **self._per_month
+                    lowered, *span, **self.knowledge.lexicon.per_month
                 )
                 if monthly and by_cue is None and (key is None or not specs[key].per_month):
                     # "보증금 1000만원에 월 50만원": a sum per month is the field kept per month

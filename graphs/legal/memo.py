@@ -153,15 +153,6 @@ def _withdrawn(reading: Reading | None) -> list[tuple[tuple[int, int], Any]]:
     ]
 
 
-def _per_month_words(kn: Knowledge) -> dict[str, tuple[str, ...]]:
-    """The words that make an amount a sum per month ("월 300", "2,300,000 a month")."""
-    lex = kn.lexicon
-    return {
-        "before": tuple(w.lower() for ws in lex.per_month_before.values() for w in ws),
-        "after": tuple(w.lower() for ws in lex.per_month_after.values() for w in ws),
-    }
-
-
 def _inside(spans: Iterable[tuple[int, int]], start: int, end: int) -> bool:
     return any(a < end and start < b for a, b in spans)
 
@@ -261,7 +252,7 @@ def read_items(
                 or UNCLEAR
             )
             what = _amount_label(lowered, m.start, amounts, dates) if role == UNCLEAR else None
-            monthly = per_month_at(lowered, m.start, m.end, **_per_month_words(kn))
+            monthly = per_month_at(lowered, m.start, m.end, **kn.lexicon.per_month)
             items.append(
                 {
                     "section": "money",
