@@ -414,3 +414,49 @@ async def test_a_correction_of_an_amount_changes_no_choice_it_does_not_name(
     await engine.handle(text("아니요", minutes=3))
     shown = await engine.handle(text("상대방은 친구가 아니라 사촌이에요", minutes=4))
     assert "가족" in joined(shown)
+
+
+IMAGES = "전남친이 사귈때 찍은 사진을 뿌리겠다고 협박하고 이미 친구들한테 사진을 보냈대요"
+
+
+async def test_a_kind_taken_out_is_removed_and_the_list_shown_is_the_one_kept(
+    engine: Engine,
+) -> None:
+    """legal_set16 A4: "피해 내용에 이미 퍼뜨림 빼주세요" was offered the kind named alone, and a
+    confirmed change of kinds kept the old ones beside the new (the kinds told add up)."""
+    await engine.handle(text(IMAGES))
+    assert (await graph_values(engine))["facts"]["image_acts"] == ["threatened", "shared"]
+    shown = await engine.handle(
+        text("피해 내용에 이미 퍼뜨림은 빼주세요 아직 안퍼졌어요", minutes=2)
+    )
+    assert "이미 퍼뜨림(올리거나 보냄) → 퍼뜨리겠다는 협박" in joined(shown)
+    await engine.handle(text("네", minutes=3))
+    assert (await graph_values(engine))["facts"]["image_acts"] == ["threatened"]
+
+
+async def test_after_the_summary_a_kind_taken_out_is_removed_once_confirmed(
+    engine: Engine,
+) -> None:
+    await finished(engine)
+    assert (await graph_values(engine))["facts"]["evidence"] is False
+    await engine.handle(text("증거는 카톡이랑 차용증 있어요", minutes=2))
+    await engine.handle(choice("a:changes:confirm"))
+    kinds = (await graph_values(engine))["facts"]["evidence_type"]
+    assert len(kinds) == 2 and "messages" in kinds
+    shown = await engine.handle(text("증거 종류에서 카톡은 지워주세요", minutes=4))
+    assert "→" in joined(shown)
+    await engine.handle(choice("a:changes:confirm"))
+    assert (await graph_values(engine))["facts"]["evidence_type"] == [
+        k for k in kinds if k != "messages"
+    ]
+
+
+def test_a_text_to_112_is_no_image_shared() -> None:
+    """legal_set16 A4, both modes: "112에 문자 보냈어요" (she texted the police) became "already
+    shared" in what was done with her images."""
+    from knowledge.loader import default_knowledge
+
+    options = default_knowledge().k2.field("IMAGE_ABUSE", "image_acts").option_words
+    shared = [w for v, ws in options if v == "shared" for w in ws]
+    assert not any(w in "112에 문자 보냈어요 경찰 온대요" for w in shared)
+    assert any(w in "걔가 제 사진을 친구들한테 보냈대요" for w in shared)

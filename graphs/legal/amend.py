@@ -31,6 +31,8 @@ from graphs.legal.changes import (
     field_cues,
     kept_as_said,
     paired_corrections,
+    removals_kept,
+    removed_options,
     sort_facts,
     unnamed_choices,
 )
@@ -91,8 +93,10 @@ async def amend(
     found = legal_memo.checked_keys(kn, sub_type, found, items, cued=ex.cued, placed=ex.placed)
     found = split_party(kn, found, text, facts)
     kinds = {k: kn.k2.field(sub_type, k).kind for k in {*found, *facts} if k in kn.k2.fields}
+    found, removing = removed_options(kn, facts, found, text)
     found = unnamed_choices(kn, sub_type, facts, found, text)
     read = sort_facts(facts, found, ex, kinds, text=text)
+    read.proposed += removing
     memo = legal_memo.added(
         values.get("memo", []), items, restating=bool(memo_fixes) or ex.correction
     )
@@ -128,6 +132,7 @@ async def amend(
         memo = legal_memo.added(values.get("memo", []), fixed, restating=True)
         told = {"memo": memo} if memo != values.get("memo", []) else {}
     proposed = kept_as_said(proposed, text, now=ctx.now)  # "80만원 맞아요": no change of it
+    proposed = removals_kept(kn, proposed, text)  # "카톡은 지워주세요": the others kept
     proposed = beside_paired(proposed, paired, memo=memo, cues=field_cues(kn, sub_type, facts))
     if proposed:
         # Shown to confirm; the message itself is kept for the lawyer whatever the answer.
@@ -201,7 +206,7 @@ async def _settle(
     quote = proposed[0].get("quote", "")
     items = [p for p in proposed if legal_memo.is_item(p["field"])]
     proposed = [p for p in proposed if not legal_memo.is_item(p["field"])]
-    changes = merge_facts(facts, {p["field"]: p["new"] for p in proposed}, corrections)
+    changes = merge_facts(facts, {p["field"]: p["new"] for p in proposed}, corrections, shown=True)
     added = [p["field"] for p in proposed if before.get(p["field"]) is None]
     story = told_story.told(values.get("story", []), quote, at=at, carries=True)
     facts["action_description"] = told_story.account(values.get("description", ""), story)

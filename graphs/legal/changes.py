@@ -77,6 +77,50 @@ def unnamed_choices(
     return kept
 
 
+def _removal_said(kn: Knowledge, text: str) -> bool:
+    lowered = " ".join(text.lower().split())
+    patterns = kn.memo.remove
+    return any(re.search(p, lowered) for p in (*patterns.ko, *patterns.en))
+
+
+def _without(old: Any, named: Any) -> list[Any] | None:
+    """The recorded kinds without those named, when some (not all) of them are named."""
+    if not (isinstance(old, list) and isinstance(named, list) and named):
+        return None
+    if set(named) <= set(old) and set(named) != set(old):
+        return [v for v in old if v not in named]
+    return None
+
+
+def removed_options(
+    kn: Knowledge, facts: dict[str, Any], found: dict[str, Any], text: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A kind recorded among others that the person asks to take out ("피해 내용에 이미 퍼뜨림
+    빼주세요", "please remove the receipts"): `found` without it, and the change to confirm, the
+    recorded list without the kinds named (legal_set16 A4 was offered the named kind alone)."""
+    if not _removal_said(kn, text):
+        return found, []
+    kept, proposed = dict(found), []
+    for key, value in found.items():
+        left = _without(facts.get(key), value) if key in kn.k2.fields else None
+        if left is not None:
+            proposed.append(change(key, facts[key], left, text) | {"taken_out": True})
+            del kept[key]
+    return kept, proposed
+
+
+def removals_kept(kn: Knowledge, proposed: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:
+    """The changes shown, where the message asks to take kinds out: a change to the kinds named
+    alone (a field's label and its option, "증거 종류에서 카톡은 지워주세요") keeps the others."""
+    if not _removal_said(kn, text):
+        return proposed
+    out = []
+    for p in proposed:
+        left = None if p.get("taken_out") else _without(p.get("old"), p.get("new"))
+        out.append(p if left is None else {**p, "new": left, "taken_out": True})
+    return out
+
+
 def sort_facts(
     facts: dict[str, Any],
     found: dict[str, Any],

@@ -42,6 +42,8 @@ from graphs.legal.changes import (
     name_corrections,
     numbers_taken_back,
     paired_corrections,
+    removals_kept,
+    removed_options,
     same_value,
     sort_facts,
     taken_back_field,
@@ -111,13 +113,19 @@ def _text(answer: dict[str, Any] | None) -> str:
 
 
 def merge_facts(
-    facts: dict[str, Any], found: dict[str, Any], corrections: list[dict[str, Any]]
+    facts: dict[str, Any],
+    found: dict[str, Any],
+    corrections: list[dict[str, Any]],
+    *,
+    shown: bool = False,
 ) -> list[tuple[str, Any, Any]]:
-    """Store found facts (latest statement wins); return the (field, old, new) changes."""
+    """Store found facts (latest statement wins); return the (field, old, new) changes. Kinds
+    told add up to those recorded, except for a change `shown` old → new and confirmed: the
+    list shown is the one kept ("이미 퍼뜨림 빼주세요" confirmed kept it: legal_set16 A4)."""
     changes = []
     for key, value in found.items():
         old = facts.get(key)
-        if isinstance(old, list) and isinstance(value, list):
+        if isinstance(old, list) and isinstance(value, list) and not shown:
             value = [*old, *(v for v in value if v not in old)]  # more kinds add up
         if key in facts and old != value:
             changes.append((key, old, value))
@@ -500,7 +508,9 @@ def _confirmed(
             if verdict:
                 fields = [c for c in proposed if not legal_memo.is_item(c["field"])]
                 for made in fields:
-                    merge_facts(work.facts, {made["field"]: made["new"]}, work.corrections)
+                    merge_facts(
+                        work.facts, {made["field"]: made["new"]}, work.corrections, shown=True
+                    )
                 if len(fields) < len(proposed):  # a memo item's value, confirmed
                     work.update["memo"] = legal_memo.with_fixes(state.get("memo", []), proposed)
                 work.provenance = told_story.noted(
@@ -603,8 +613,10 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     # A recorded fact changes only through a confirmed correction of that field; another
     # value of its kind (a date of another event, an offer beside the loss) stays in the memo.
     kinds = {k: kn.k2.field(sub_type, k).kind for k in {*other, *facts} if k in kn.k2.fields}
+    other, removing = removed_options(kn, facts, other, text)
     other = unnamed_choices(kn, sub_type, facts, other, text)
     read = sort_facts(facts, other, ex, kinds, asked=key, text=text)
+    read.proposed += removing
     merge_facts(facts, read.new, work.corrections)
     # a pair of values ("not 2026-09-20 but 2025-06-03") says which recorded value changes
     paired = paired_corrections(
@@ -625,6 +637,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         kn, ex, facts, asked=key, named=named, approx=state.get("approx", [])
     )
     proposed_now = kept_as_said(proposed_now, text, now=ctx.now)  # "80만원 맞아요": no change
+    proposed_now = removals_kept(kn, proposed_now, text)  # "카톡은 지워주세요": the others kept
     proposed_now = beside_paired(
         proposed_now,
         paired,
