@@ -470,6 +470,19 @@ def test_the_ledger_adds_no_rates_or_alternatives_and_keeps_a_told_total(knowled
     assert memo.ledger(found) == {"repaid": 3_500_000}  # parts alone still add up
 
 
+def test_a_total_told_roughly_beside_its_parts_is_no_amount_of_its_own() -> None:
+    """legal_set16 B1 (LLM mode): "I've lost almost 28 million won", then four transfers of 3,
+    5, 12 and 8.5 million, all lost: the summary showed Σ lost 56,550,000."""
+
+    def lost(amount: int) -> dict:
+        return {"section": "money", "amount": amount, "role": "lost", "quote": "lost"}
+
+    told = [lost(28_050_000), *(lost(a) for a in (3_000_000, 5_000_000, 12_000_000, 8_500_000))]
+    assert memo.ledger(told) == {"lost": 28_500_000}
+    # a sum far from the others' is one more loss
+    assert memo.ledger([lost(20_000_000), lost(3_000_000), lost(5_000_000)]) == {"lost": 28_000_000}
+
+
 def test_an_amount_per_month_is_marked_a_rate_and_added_to_no_total(knowledge, brain) -> None:
     # "a month" names no role: sent, sales and pay are all told per month (legal_set13 B3,
     # legal_set15 S1, S3 had them as wages)
@@ -708,3 +721,14 @@ def test_bare_parts_that_add_up_to_the_total_named_are_money_items(knowledge, br
     # numbers that do not add up to it are no amounts of ours
     off = "10일 1500 11일 800 다합쳐서 3300이요"
     assert section(items(knowledge, brain, off, "FRAUD"), "money") == []
+
+
+def test_a_weekday_told_of_a_day_a_month_back_dates_nothing_this_week(knowledge, brain) -> None:
+    """legal_set16 B2: "oct 31 … the director just sent me a kakao that evening saying dont come
+    on monday" had a chronology item on the Monday before the message; its clause alone names
+    no day, so the message's days decide."""
+    told = "oct 31, it was a friday. the director sent me a kakao that evening saying dont come on monday"
+    dates = [
+        i["date"] for i in section(items(knowledge, brain, told, "WAGE_ARREARS"), "chronology")
+    ]
+    assert dates == ["2026-10-31"]

@@ -553,11 +553,15 @@ def test_parse_duration_months_none(text: str) -> None:
         ("it was october 14 not 13, it was tuesday", ["2026-10-14"]),
         ("october 14, which was a tuesday", ["2026-10-14"]),
         ("it was friday the 18th of september", ["2026-09-18"]),
-        ("on oct 14 i called and on friday he came", ["2026-10-14", "2026-11-20"]),
+        # a weekday without its week, beside a day a month back, is of that time: no date of
+        # this week (legal_set16 B2: "oct 31 … saying dont come on monday" gave 2026-11-23)
+        ("on oct 14 i called and on friday he came", ["2026-10-14"]),
+        ("It happened on the Saturday night, 25 October, around 1am", ["2026-10-25"]),
+        ("on nov 17 i called and on friday he came", ["2026-11-17", "2026-11-20"]),
         # a weekday right after a day told alone is that day's, no date of its own (legal_set14
         # A1: "16일 금요일" gave the Friday before the message)
         ("아까 17일이라고 했는데 16일 금요일 밤이었어요", []),
-        ("4월 3일에 갔고 금요일에 다시 갔어요", ["2026-04-03", "2026-11-20"]),
+        ("4월 3일에 갔고 금요일에 다시 갔어요", ["2026-04-03"]),
         # a weekday of a schedule is no day (legal_set14 R5: two deadlines from a visiting plan)
         ("격주 토요일 10시부터 일요일 6시까지 보기로 했고", []),
         ("every other saturday he takes them, last saturday he did not", ["2026-11-21"]),

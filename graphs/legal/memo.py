@@ -29,6 +29,7 @@ from typing import Any
 from graphs.common.intents import read_intent
 from graphs.common.normalize import Match, find_dates, is_future, near_ahead
 from graphs.common.normalize.amounts import TOTAL_SAID, bare_in_man, find_amounts, per_month_at
+from graphs.common.normalize.dates import weekdays_of_then
 from graphs.common.reading import ASKS, ASKS_BY_ORDER, Reading, Role
 from graphs.common.text import clause_spans
 from graphs.legal import names
@@ -96,6 +97,12 @@ def _nearest(
             if best is None or (distance, order) < best[:2]:
                 best = (distance, order, key)
     return best[2] if best else None
+
+
+def _before(value: object, now: datetime) -> bool:
+    """Whether a date ('yyyy-mm-dd', 'yyyy-mm', 'yyyy') ends before the day of `now`."""
+    day = now.date().isoformat()
+    return isinstance(value, str) and value < day[: len(value)]
 
 
 def _says(patterns: LangPatterns, lowered: str) -> bool:
@@ -190,7 +197,8 @@ def read_items(
         wished[n] = not _past(text[s.start : s.end]) and (
             _wishes(kn, text[s.start : upto]) or (joined and wished[n + 1])
         )
-    year_told = [m for m in find_dates(text.lower(), now=now) if not m.yearless]
+    told_days = find_dates(text.lower(), now=now)
+    year_told = [m for m in told_days if not m.yearless]
     carried: str | None = None  # the role of the clause before, for a list that follows it
     carried_in: int | None = None  # the sentence a carried role is bound to (None: any)
     for n, span in enumerate(spans):
@@ -227,14 +235,20 @@ def read_items(
         # a year said earlier in the sentence carries to this clause's dates ("작년 3월 12일에
         # 300만원 보내줬고 6월 5일에 150": last June, legal_set15 R1 got this year's)
         dates = [_carried(m, year_told) for m in dates]
+        dates = weekdays_of_then(dates, told_days, now)  # "oct 31 … dont come on monday"
         ends = max(s.end for s in spans if s.sentence == span.sentence)
         if not planned and not told_as_past(text[span.start : ends]):
             dates = [near_ahead(m, now) for m in dates]
         # a clause dated ahead of its message ("다음 달에 200만원 준다고") tells a plan
         planned = planned or any(is_future(m.value, now=now) for m in dates)
         named = [(n, w) for n, w in people(clause, kn) if not _role_word(kn, n)]
+        due = _says(lex.deadline, lowered)
         for m in dates:
-            item = {"section": "chronology", "date": m.value, "planned": planned, **base}
+            # a day before the message is no day ahead, unless it is a day agreed or due ("to
+            # be repaid by 31 December 2025"): "the kakao … on nov 12 where he says 'we will
+            # pay'" is when it was said (legal_set16 B2, R2 had past days marked "ahead")
+            ahead = planned and (due or not _before(m.value, now))
+            item = {"section": "chronology", "date": m.value, "planned": ahead, **base}
             items.append(item | ({"yearless": True} if m.yearless else {}))
         own = _nearest(lex.money_roles, lowered, None)
         numbers = [(n.start(), n.end()) for n in _NUMBER.finditer(lowered)]
@@ -789,9 +803,20 @@ def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
             continue
         amounts = [i["amount"] for i in items]
         total = max(items, key=lambda i: i["amount"])
-        told_total = total["amount"] * 2 == sum(amounts) or _TOTAL.search(total["quote"])
-        sums[role] = total["amount"] if told_total else sum(amounts)
+        parts = sum(amounts) - total["amount"]
+        told_total = total["amount"] == parts or _TOTAL.search(total["quote"])
+        # "I've lost almost 28 million won" beside transfers of 3, 5, 12 and 8.5 million: a
+        # total told roughly is no loss of its own; the parts give it exactly (legal_set16 B1
+        # showed Σ lost 56,550,000)
+        rough = len(items) > 2 and abs(total["amount"] - parts) <= parts * _ROUGHLY
+        if told_total:
+            sums[role] = total["amount"]
+        else:
+            sums[role] = parts if rough else sum(amounts)
     return sums
+
+
+_ROUGHLY = 0.05  # how near the sum of the others a total told roughly is
 
 
 # An amount told as the total of others ("3.5 million in total", "합쳐서 400"), some of which

@@ -23,6 +23,7 @@ A match's first value is the nearer reading, the others are its `alternatives`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -548,6 +549,7 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
     """
     candidates: list[tuple[int, int, str | None, tuple[str, ...], _NoYear | None]] = []
     weekdays: set[int] = set()  # starts of the weekdays named
+    bare: set[int] = set()  # starts of the weekdays named without a week ("on Monday")
     no_year: dict[int, _NoYear] = {}  # starts of the dates written without a year
     for pattern, rule in _DATE_RULES:
         for m in pattern.finditer(text):
@@ -560,6 +562,8 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
             elif isinstance(value, _Weekday | _Weekend):
                 if _RECURRING.search(text, max(0, m.start() - _RECURRING_NEAR), m.start()):
                     continue  # "격주 토요일 10시부터 일요일 6시까지": a schedule, no day
+                if isinstance(value, _Weekday) and value.week is None and value.step == 0:
+                    bare.add(m.start())  # "on Monday", "금요일에"
                 value, others = _resolve_weekday(value, now, allow_future=allow_future)
                 weekdays.add(m.start())
             if value != _NOT_A_DATE:
@@ -593,7 +597,34 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
             )
         )
     ]
-    return _years_carried(text, _years_beside(text, told, no_year), no_year, weekdays)
+    told = [dataclasses.replace(m, weekday_alone=True) if m.start in bare else m for m in told]
+    told = weekdays_of_then(told, told, now)
+    return _years_carried(text, _years_beside(text, told, no_year), no_year, weekdays, now)
+
+
+_WEEK = timedelta(days=7)
+
+
+def weekdays_of_then(found: list[Match], message: list[Match], now: datetime) -> list[Match]:
+    """`found` without a weekday named without its week ("Saturday night, 25 October", "oct 31
+    … he said dont come on monday") where the `message` tells a day more than a week before
+    it: that weekday is of that time, not of this week (legal_set16 B2, B3 got 2026-11-23,
+    2026-11-28 beside those days)."""
+    today = now.date()
+    then = any(
+        not m.weekday_alone and (day := _day(m.value)) is not None and today - day > _WEEK
+        for m in message
+    )
+    return [m for m in found if not (then and m.weekday_alone)]
+
+
+def _day(value: object) -> date | None:
+    if not (isinstance(value, str) and len(value) == 10):
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        return None
 
 
 def _years_beside(text: str, found: list[Match], no_year: dict[int, _NoYear]) -> list[Match]:
@@ -621,26 +652,41 @@ _YEAR_ONLY = re.compile(r"\d{4}")
 
 
 def _years_carried(
-    text: str, found: list[Match], no_year: dict[int, _NoYear], weekdays: set[int]
+    text: str,
+    found: list[Match],
+    no_year: dict[int, _NoYear],
+    weekdays: set[int],
+    now: datetime,
 ) -> list[Match]:
     """The dates with the year of a dated one before them in the same sentence carried to those
-    written without one that follow it in that year (see `find_dates`)."""
+    written without one that follow it in that year (see `find_dates`). A year told by a word
+    two or more back carries as a choice only: "재작년 5월부터 사귀다가 9월 28일에 헤어졌어요", "재작년
+    5월2일부터요 8월31일까지 했어요" meant this year's September and August (legal_set16 A3, A4,
+    both modes), so the day keeps its nearest reading, the year unsaid, and the carried one is
+    offered beside it."""
     sentences = sentence_spans(text)
     out: list[Match] = []
-    anchor: tuple[int, str] | None = None  # (sentence, value) of the last date with a year
+    anchor: tuple[int, str, bool] | None = None  # (sentence, value, year told by a word)
     for m in found:
         sentence = next((s.sentence for s in sentences if s.start <= m.start < s.end), -1)
         said = no_year.get(m.start)
         if said is None:
             if m.start not in weekdays and isinstance(m.value, str) and len(m.value) >= 7:
-                anchor = (sentence, m.value)
+                worded = not _YEAR_WRITTEN.search(text, m.start, m.end)
+                anchor = (sentence, m.value, worded)
         elif anchor is not None and anchor[0] == sentence:
             carried = _iso(int(anchor[1][:4]), said.month, said.day)
             if carried is not None and carried >= anchor[1][: len(carried)]:
-                m = Match(carried, m.start, m.end, m.alternatives)  # its year is said
+                if not anchor[2] or int(anchor[1][:4]) > now.year - _FAR_YEARS:
+                    m = Match(carried, m.start, m.end, m.alternatives)  # its year is said
+                elif carried != m.value:
+                    m = Match(m.value, m.start, m.end, (*m.alternatives, carried), yearless=True)
         out.append(m)
     return out
 
+
+_FAR_YEARS = 2  # a year told by a word this far back ("재작년") carries only as a choice
+_YEAR_WRITTEN = re.compile(r"\d{4}|\d{2}\s?년|'\d{2}\b")
 
 # A weekday of a schedule, not a day: after "격주", "매주", "every (other)" within a few words
 # (legal_set14 R5: "격주 토요일 10시부터 일요일 6시까지 보기로 했고" became two deadlines).

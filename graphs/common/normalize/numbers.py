@@ -27,6 +27,8 @@ class Match:
     alternatives: tuple[object, ...] = ()
     # a date written without its year, the year chosen by the reader (not part of its value)
     yearless: bool = field(default=False, compare=False)
+    # a weekday named without its week ("on Monday"): read from the message's week
+    weekday_alone: bool = field(default=False, compare=False)
 
 
 _SINO_DIGITS = {"영": 0, "공": 0, "일": 1, "이": 2, "삼": 3, "사": 4, "오": 5, "육": 6, "륙": 6}
