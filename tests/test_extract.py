@@ -312,6 +312,8 @@ def test_a_name_beside_another_role_corrects_no_other_party(
         "my friend Mr Kim",
         "his name is not known to me",
         "i dont know if his name is the real one",
+        # a ban told, nobody called 하지말 (legal_set16 S2)
+        "회사에서 산재 하지말라고 하는데",
     ],
 )
 def test_no_counterparty_name_in_free_text(text: str) -> None:

@@ -185,8 +185,10 @@ def named(text: str) -> list[tuple[str, str]]:
     found: list[tuple[int, str, str]] = []
     for m in _CALLED_X.finditer(text):
         name = bare(m.group("name"))
-        if name.endswith("달") and text.startswith("라", m.end("name")):
-            continue  # "접근금지 해달라고": a request ("…해 달라고"), nobody called 해달
+        if name.endswith(("달", "지말")) and text.startswith("라", m.end("name")):
+            # "접근금지 해달라고", "산재 하지말라고": a request or a ban told ("…해 달라고",
+            # "…하지 말라고"), nobody called 해달 or 하지말 (legal_set16 S2)
+            continue
         if plausible_name(name):
             start, name = _titled(text, m.start(), name)
             found.append((start, name, "called"))
