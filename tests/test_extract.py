@@ -320,6 +320,14 @@ def test_no_counterparty_name_in_free_text(text: str) -> None:
     assert FactExtractor._counterparty_name(text) is None
 
 
+def test_a_cue_of_the_sentence_before_places_no_day(extractor) -> None:
+    """legal_set17 S4: "… 30만원 보냈어요 9일에 경찰에 신고했어요" took the police's day as the
+    day of the fraud by the 보냈 of the sentence before; three days no word places fill none."""
+    text = "10월 5일에 45만원 보냈고 7일에 또 30만원 보냈어요 9일에 경찰에 신고했어요"
+    facts = extractor.read(text, sub_type="FRAUD", asked=None, now=NOVEMBER).facts
+    assert "incident_date" not in facts
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

@@ -562,6 +562,15 @@ def test_parse_duration_months_none(text: str) -> None:
         # A1: "16일 금요일" gave the Friday before the message)
         ("아까 17일이라고 했는데 16일 금요일 밤이었어요", []),
         ("4월 3일에 갔고 금요일에 다시 갔어요", ["2026-04-03"]),
+        # a day told alone later in the month of a day before it (legal_set17 S4, S6)
+        ("10월 5일에 45만원 보냈고 7일에 또 30만원 보냈어요", ["2026-10-05", "2026-10-07"]),
+        (
+            "11월 10일에 신청했고 17일에 조사받았어요 18일부터 등교",
+            ["2026-11-10", "2026-11-17", "2026-11-18"],
+        ),
+        ("10월 30일에 보냈고 2일에 또", ["2026-10-30"]),  # next month, or another: not guessed
+        ("10월 5일에 일했고 3일 동안 쉬었어요 일당 10만원", ["2026-10-05"]),
+        ("7일에 보냈어요", []),
         # a weekday of a schedule is no day (legal_set14 R5: two deadlines from a visiting plan)
         ("격주 토요일 10시부터 일요일 6시까지 보기로 했고", []),
         ("every other saturday he takes them, last saturday he did not", ["2026-11-21"]),

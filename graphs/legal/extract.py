@@ -46,8 +46,11 @@ CUE_WINDOW_BEFORE = 14  # characters before a value searched for a field cue ("�
 # Where a clause ends: punctuation, or a connective ending followed by a space (빌려줬고 ,
 # 했는데 , 받았지만 , 하면서 ) or an English conjunction.
 # "입사해서 ", "나와서 " end a clause too ("…에서 " does not).
+# (a sentence ended without a stop too: "7일에 또 30만원 보냈어요 9일에 경찰에 신고했어요" gave
+# the 보냈 of the sentence before to the police's day: legal_set17 S4)
 _CLAUSE_BOUNDARY = re.compile(
-    r"[,.;!?\n]|(?:고|는데|지만|면서|다가|니까|(?<!에)서)\s|\b(?:and|but|then)\b"
+    r"[,.;!?\n]|(?:고|는데|지만|면서|다가|니까|(?<!에)서|어요|아요|습니다|[었았했]다)\s"
+    r"|\b(?:and|but|then)\b"
 )
 # A value the person takes back: "not 3 million", "300만원 아니고", "3백 말고", "이 아니라".
 _TAKEN_BACK_BEFORE = re.compile(r"(?i)\b(?:not|instead\s+of|rather\s+than)\s+$")

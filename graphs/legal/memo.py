@@ -236,6 +236,15 @@ def read_items(
         # 300만원 보내줬고 6월 5일에 150": last June, legal_set15 R1 got this year's)
         dates = [_carried(m, year_told) for m in dates]
         dates = weekdays_of_then(dates, told_days, now)  # "oct 31 … dont come on monday"
+        # a day told alone whose month an earlier clause gave ("10월 5일에 보냈고 | 7일에 또")
+        dates += [
+            m
+            for m in told_days
+            if span.start <= m.start < span.end
+            and m.value not in gone
+            and all(m.value != d.value for d in dates)
+            and not find_dates(text[m.start : m.end].lower(), now=now)
+        ]
         ends = max(s.end for s in spans if s.sentence == span.sentence)
         if not planned and not told_as_past(text[span.start : ends]):
             dates = [near_ahead(m, now) for m in dates]

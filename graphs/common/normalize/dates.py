@@ -599,7 +599,40 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
     ]
     told = [dataclasses.replace(m, weekday_alone=True) if m.start in bare else m for m in told]
     told = weekdays_of_then(told, told, now)
-    return _years_carried(text, _years_beside(text, told, no_year), no_year, weekdays, now)
+    told = _years_carried(text, _years_beside(text, told, no_year), no_year, weekdays, now)
+    return _months_carried(text, told)
+
+
+# A day of the month told alone ("7일에", "17일 조사받았어요"), not a count of days ("3일 전",
+# "5일 동안", "3일치", "일당").
+_DAY_ALONE = re.compile(
+    r"(?<![\d.\-/월])(?P<d>[1-9]|[12]\d|3[01])\s?일(?!\s?(?:전|간|동안|째|치|분|씩|당|이내|안에|뒤|후|만에))"
+)
+
+
+def _months_carried(text: str, found: list[Match]) -> list[Match]:
+    """With the days told alone after a day of a month earlier in the message, later in that
+    month ("10월 5일에 45만원 보냈고 7일에 또 30만원", "11월 10일에 신청했고 17일에 조사받았어요
+    18일부터 등교": legal_set17 S4, S6 lost every such day)."""
+    taken = [(m.start, m.end) for m in found]
+    days = sorted(
+        (m for m in found if isinstance(m.value, str) and len(m.value) == 10),
+        key=lambda m: m.start,
+    )
+    added: list[Match] = []
+    for d in _DAY_ALONE.finditer(text):
+        if any(s <= d.start() < e for s, e in taken):
+            continue
+        before = [m for m in [*days, *added] if m.start < d.start()]
+        if not before:
+            continue
+        last = max(before, key=lambda m: m.start)
+        if int(d["d"]) <= int(last.value[8:]):
+            continue  # "10월 30일 … 2일에": next month or another; not guessed
+        value = _iso(int(last.value[:4]), int(last.value[5:7]), int(d["d"]))
+        if value is not None:
+            added.append(Match(value, d.start(), d.end(), (), yearless=last.yearless))
+    return sorted([*found, *added], key=lambda m: m.start) if added else found
 
 
 _WEEK = timedelta(days=7)
