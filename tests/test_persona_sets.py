@@ -90,6 +90,7 @@ ON_ITS_MESSAGE = {
     "legal_set14",
     "legal_set15",
     "legal_set16",
+    "legal_set17",
 }
 
 
