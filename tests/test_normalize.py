@@ -571,6 +571,11 @@ def test_parse_duration_months_none(text: str) -> None:
         ("10월 30일에 보냈고 2일에 또", ["2026-10-30"]),  # next month, or another: not guessed
         ("10월 5일에 일했고 3일 동안 쉬었어요 일당 10만원", ["2026-10-05"]),
         ("7일에 보냈어요", []),
+        # a year told as 재작년 carries to the days after it only as a choice: both people
+        # meant this year's (legal_set16 A3, A4); "작년" and a written year still carry
+        ("재작년 5월부터 사귀다가 9월 28일에 헤어졌어요", ["2024-05", "2026-09-28"]),
+        ("작년 3월에 빌려줬고 6월에 갚았어요", ["2025-03", "2025-06"]),
+        ("2024년 5월 2일부터 8월 31일까지 일했어요", ["2024-05-02", "2024-08-31"]),
         # a weekday of a schedule is no day (legal_set14 R5: two deadlines from a visiting plan)
         ("격주 토요일 10시부터 일요일 6시까지 보기로 했고", []),
         ("every other saturday he takes them, last saturday he did not", ["2026-11-21"]),
@@ -580,3 +585,12 @@ def test_parse_duration_months_none(text: str) -> None:
 )
 def test_a_year_and_a_weekday_beside_the_dates_of_a_sentence(text, expected) -> None:
     assert [m.value for m in find_dates(text.lower(), now=NOW)] == expected
+
+
+def test_a_day_after_a_year_two_back_offers_the_carried_year_beside_its_own() -> None:
+    found = find_dates("재작년 5월부터 사귀다가 9월 28일에 헤어졌어요", now=NOW)
+    assert (found[1].value, found[1].alternatives, found[1].yearless) == (
+        "2026-09-28",
+        ("2024-09-28",),
+        True,
+    )
