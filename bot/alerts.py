@@ -26,11 +26,6 @@ STILL_HOLDS = timedelta(hours=6)  # an alert's level is repeated before answers 
 # After a 119-now alert the person may be waiting for the ambulance in the chat: for this long a
 # health message that raises nothing new gets the first-aid steps instead of the general corpus.
 FIRST_AID_HOLDS = timedelta(hours=2)
-# After a message telling someone is in danger this very moment (someone at the door, hitting
-# now), the person's next words for this long are news of it until help has come: never the
-# answer to the question the intake was waiting for (legal_set16 A4: "112에 문자 보냈어요 경찰
-# 온대요 문 안열고 방에 있어요" became the evidence, and in LLM mode the wish).
-PRESENT_HOLDS = timedelta(minutes=10)
 # Terms saying help has come (at the hospital, the crew here, the police here): the alerts
 # raised so far stand down, and are not fired again by the danger told again.
 HELP_TERMS = frozenset({"in_care", "police_came"})
@@ -95,19 +90,6 @@ class SafetyDesk:
             if level in fresh:
                 return self.knowledge.message(f"level_still_{level}", lang)
         return None
-
-    def danger_present(self, recent: Recent | None, now: datetime) -> bool:
-        """Whether a rule of danger at this very moment (`present`), or a model's reading of
-        danger now, was raised within PRESENT_HOLDS and help has not come since."""
-        if recent is None:
-            return False
-        present = {rule.code for rule in self.checker.rules.rules if rule.present}
-        return any(
-            (code in present or code == READ_DANGER)
-            and now - _aware(at, now) <= PRESENT_HOLDS
-            and recent.holds(code)
-            for code, at in recent.raised.items()
-        )
 
     def waiting_for_help(self, recent: Recent | None, now: datetime) -> list[tuple[str, str]]:
         """The first-aid groups of the 119-now rules raised within FIRST_AID_HOLDS, most urgent

@@ -156,15 +156,9 @@ class LegalTurns:
         if user_input is None:
             self.prompt(standing.values, node or "INIT", asked, reply)
             return
-        asking = node in ("FACT_COLLECTION", "RE_QUESTION")
-        if asking and (
-            reply.alerts
-            or (inbound.kind == "text" and sv.safety.danger_present(h.safety, inbound.at))
-        ):
+        if reply.alerts and node in ("FACT_COLLECTION", "RE_QUESTION"):
             # A message of danger is no answer: the question waits, asked gently again; what
             # it tells and asks is still kept (read as `danger`: nothing asked back of it).
-            # So is news of a danger told minutes ago, until help came ("112에 문자 보냈어요
-            # … 문 안열고 방에 있어요" after "지금 걔가 우리집 앞에 와있어요").
             reply.add(kn.message("safety_resume", lang))
             user_input["danger"] = True
         elif reply.alerts and node in (None, "INIT"):

@@ -493,9 +493,6 @@ class SafetyRule(Strict):
     again: list[list[str]] = []
     advice: Text | None = None  # a line of its own after the category's reply
     first_aid: str | None = None  # a 119-now rule: its group of steps while help comes
-    # someone is in danger at this very moment: the person's next words, until help came, are
-    # news of it, never the answer to a question the intake was waiting for
-    present: bool = False
     # the K1 sub-type a legal intake's first message that fires it tells of (a threat to
     # spread intimate images is IMAGE_ABUSE, whatever else its words point to)
     case: str | None = None

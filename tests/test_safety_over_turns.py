@@ -683,30 +683,3 @@ def test_the_one_threatening_images_at_the_door_and_a_fear_laughed_off(knowledge
     assert desk.assess(laughed, recent, later) == []
     # the same fear, not laughed off, is the threat told again
     assert desk.assess("그것도 무섭네요", recent, later + timedelta(minutes=1)) != []
-
-
-async def test_news_of_a_danger_told_minutes_ago_is_no_answer_until_help_came(
-    engine: Engine,
-) -> None:
-    """legal_set16 A4: "112에 문자 보냈어요 경찰 온대요 문 안열고 방에 있어요", right after she
-    told he was at her door, became the evidence (rules) and the wish (LLM mode). News of the
-    danger is kept in the account and answers nothing; once help came, answers count again."""
-    await engine.use_domain(CHAT, "legal")
-    await engine.handle(said("친구한테 300만원 빌려줬는데 안 갚아요 이름은 김철수예요"))
-    await engine.handle(said("작년 3월이요", hours=0.02))
-    danger = await engine.handle(
-        said("지금 김철수가 집앞에 와서 문을 두드려요 무서워요", hours=0.05)
-    )
-    assert "AT_THE_DOOR" in codes(danger)
-    asked = danger.field
-    news = await engine.handle(
-        said("112에 문자 보냈어요 경찰 온대요 문 안열고 방에 있어요", hours=0.08)
-    )
-    assert news.field == asked
-    assert "안전이 가장 먼저예요" in texts(news)
-    row = await exported(engine)
-    assert asked not in row["facts"]
-    assert "문 안열고 방에 있어요" in row["facts"]["action_description"]
-    await engine.handle(said("경찰 와서 데리고 갔어요 이제 괜찮아요", hours=0.2))
-    later = await engine.handle(said("카톡으로 빌려달라고 한 메시지 있어요", hours=0.25))
-    assert "안전이 가장 먼저예요" not in texts(later)  # read as the answer it is

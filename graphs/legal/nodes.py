@@ -813,25 +813,15 @@ def _said_of_its_own(kn: Knowledge, state: LegalState, text: str, value: Any) ->
     that field and sure: a date, an amount, an option, a count; a yes or no only by the
     field's own phrases ("접근금지는 신청 안했어요"), never a leading "아니요" that may answer
     something else the message tells ("아니요 신고는 안했어요 … 지금 건물 앞에 와있어요" to "지금도
-    계속되나요?"); an option only beside the field's own words ("카톡 증거 있어요"), not "112에
-    문자 보냈어요" to "what records do you have?" (legal_set16 A4); never the message itself as
-    a text answer."""
+    계속되나요?"); never the message itself as a text answer."""
     spec = kn.k2.field(state["sub_type"], state["asking"])
     if spec.kind == "text" or _unsure(kn, text):
         return False
-    lowered = text.lower()
     if spec.kind == "yesno":
         statements = spec.says + spec.answers
-        said = phrase_polarity(lowered, true=statements.affirm, false=statements.deny)
+        said = phrase_polarity(text.lower(), true=statements.affirm, false=statements.deny)
         return said is not None and said == value
-    if spec.kind in ("choice", "multi_choice"):
-        named = f"{spec.label.ko} {spec.label.en}".lower().split()
-        words = [*spec.cues, *(w for w in named if len(w) > 1 and w not in _LABEL_FILLERS)]
-        return any(w and w.lower() in lowered for w in words)
     return True
-
-
-_LABEL_FILLERS = frozenset({"종류", "유형", "of", "the", "type", "types", "kind", "kinds"})
 
 
 def _apply(
