@@ -22,6 +22,7 @@ from bot.services import Handling, Services, thread_config
 from db import repo
 from graphs.common.intents import read_intent
 from graphs.common.text import detect_lang, is_meaningless
+from graphs.legal.retype import PREFIX as RETYPE
 from knowledge.loader import Knowledge
 
 log = logging.getLogger("bot.engine")
@@ -410,7 +411,8 @@ class LegalTurns:
         if inbound.kind == "file":
             return {**base, "kind": "file", "file": inbound.file or {}}
         if inbound.kind == "choice":
-            answers = (f"a:{asked}:", "a:changes:")  # the question's, or a correction's yes/no
+            # the question's, a correction's yes/no, or a case type offered in its place
+            answers = (f"a:{asked}:", "a:changes:", RETYPE)
             if node in ("FACT_COLLECTION", "RE_QUESTION") and not inbound.data.startswith(answers):
                 reply.add(
                     kn.message(
@@ -419,7 +421,7 @@ class LegalTurns:
                     )
                 )
                 return None
-            if node != "CONFIRM_CASE_TYPE" and not inbound.data.startswith("a:"):
+            if node != "CONFIRM_CASE_TYPE" and not inbound.data.startswith(("a:", RETYPE)):
                 reply.add(kn.message("stale_button", lang))
                 return None
             return {**base, "kind": "choice", "data": inbound.data}

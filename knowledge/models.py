@@ -657,6 +657,10 @@ class Intents(Strict):
     forget_not: LangPatterns = LangPatterns()  # deleting told as part of the story, not asked
     not_listed: LangPatterns = LangPatterns()  # "none of these" typed at the case-type picker
     list_words: LangPatterns = LangPatterns()  # words naming the list: a decline, not an answer
+    wrong_type: LangPatterns = LangPatterns()  # "fix the category": the case type is wrong
+    type_denial: LangPatterns = LangPatterns()  # "X가 아니라", "not X" (X in group `what`)
+    type_nouns: LangPatterns = LangPatterns()  # words making X a kind of matter ("문제", "thing")
+    type_said: LangPatterns = LangPatterns()  # "… 문제에요", "it's a …": another kind is told
     medical: LangPatterns
     legal_guard: LangPatterns
     off_topic: LangPatterns = LangPatterns()  # weather, recipes, ...: out of scope, "other"

@@ -25,7 +25,9 @@ NOW = datetime(2026, 11, 28, 12, 0)
 LOAN = "작년 3월에 친구 김민수한테 500만원 빌려줬는데 안 갚아요. 돌려받고 싶어요"
 
 
-def reading(values=(), items=(), corrections=(), new_matter=False, danger_now=False) -> str:
+def reading(
+    values=(), items=(), corrections=(), new_matter=False, danger_now=False, wrong_type=False
+) -> str:
     return json.dumps(
         {
             "danger_now": danger_now,
@@ -37,6 +39,7 @@ def reading(values=(), items=(), corrections=(), new_matter=False, danger_now=Fa
             ],
             "corrections": [{"field": f, "said": s} for f, s in corrections],
             "new_matter": new_matter,
+            "wrong_case_type": wrong_type,
         },
         ensure_ascii=False,
     )
@@ -221,6 +224,32 @@ async def test_another_matter_is_the_models_word_in_context(
     assert knowledge.message("addendum_new_matter", "ko") in joined(reply)
     state = await engine.intake_state((await session_of(engine)).id)
     assert not any("석 달" in i["quote"] for i in state.get("memo", []))
+
+
+async def test_a_type_the_model_reads_as_wrong_is_offered_to_change(
+    fake: FakeOpenAI, engine: Engine
+) -> None:
+    """Words the rules read no type complaint in ("제 얘기는 그게 아닌데요, 돈 빌려준 게 아니고
+    투자하라고 해서 넣은 거예요"): the model, reading it in context, says the type is wrong, and
+    the change is offered before the question; the types its classification names come first,
+    the one being taken never; the pick is the rules' and the person's, no model call."""
+    fake.reply_next(CLASSIFIED, reading())
+    first = await engine.handle(text(LOAN))
+    said = "제 얘기는 그게 아닌데요, 돈 빌려준 게 아니고 투자하라고 해서 넣은 거예요"
+    fake.reply_next(reading(wrong_type=True), json.dumps({"sub_type": "FRAUD", "confidence": 0.8}))
+    offer = await engine.handle(text(said, minutes=1))
+    assert "Case type: LOAN (Loan repayment)" in fake.chat_requests()[-2]["messages"][0]["content"]
+    buttons = offered(offer)
+    assert buttons[0] == "rt:st:FRAUD" and "rt:st:LOAN" not in buttons and "rt:keep" in buttons
+    state = await engine.intake_state((await session_of(engine)).id)
+    assert first.field not in state["facts"] and state["sub_type"] == "LOAN"
+    before = len(fake.chat_requests())
+    fake.reply_next(reading())  # the account read again for the new type's fields
+    changed = await engine.handle(choice("rt:st:FRAUD"))
+    assert changed.state == "FACT_COLLECTION"
+    state = await engine.intake_state((await session_of(engine)).id)
+    assert state["sub_type"] == "FRAUD" and state["facts"]["amount"] == 5_000_000
+    assert len(fake.chat_requests()) == before + 1
 
 
 async def test_danger_the_model_reads_where_the_rules_read_none_is_answered_first(

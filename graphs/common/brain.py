@@ -63,6 +63,11 @@ class Brain(Protocol):
         """Rank case types and sub-types for a problem description."""
         ...
 
+    def cues(self, text: str) -> Classification:
+        """The case types the words themselves point to (the rules' cues, never a model): for
+        checking what a few words name, not for classifying a description."""
+        ...
+
     async def read(
         self,
         text: str,

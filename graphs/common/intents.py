@@ -48,6 +48,13 @@ class _Compiled:
         self.spam = _either(intents.spam)
         self.not_listed = _either(intents.not_listed)
         self.list_words = _either(intents.list_words)
+        self.wrong_type = _either(intents.wrong_type)
+        # each on its own: the two languages' patterns share the group name `what`
+        self.type_denial = [
+            re.compile(p) for p in [*intents.type_denial.ko, *intents.type_denial.en]
+        ]
+        self.type_nouns = _either(intents.type_nouns)
+        self.type_said = _either(intents.type_said)
 
 
 def _either(patterns: LangPatterns) -> re.Pattern[str] | None:
@@ -111,6 +118,43 @@ def declines_types(text: str, kn: Knowledge, *, names_list: bool = False) -> boo
     if not _has(c.not_listed, lowered):
         return False
     return not names_list or _has(c.list_words, lowered)
+
+
+@dataclass(frozen=True)
+class Denial:
+    """Something a message says is not so ("세금 문제가 아니라", "not a rent thing"): the words
+    denied, and whether the message makes them a kind of matter (a word for one in them, or
+    the message telling what it is instead after them)."""
+
+    what: str
+    kind_of_matter: bool
+    instead_said: bool  # "… 문제에요" after it: the person tells what it is instead
+
+
+def says_wrong_type(text: str, kn: Knowledge) -> bool:
+    """Whether a message says in so many words that the case type is wrong ("fix the
+    category", "유형이 잘못됐어요")."""
+    return _has(_compiled(kn.intents).wrong_type, _normal(text))
+
+
+def denials(text: str, kn: Knowledge) -> tuple[list[Denial], str]:
+    """What the message denies, and the message without the denials (what it says instead)."""
+    lowered = _normal(text)
+    c = _compiled(kn.intents)
+    found, spans = [], []
+    for pattern in c.type_denial:
+        for m in pattern.finditer(lowered):
+            what = m.group("what")
+            noun = c.type_nouns.search(what.split()[-1]) if c.type_nouns else None
+            if noun is not None and noun.start() > 0:  # "경제문제는": its own word says which
+                what = what.split()[-1]
+            instead = _has(c.type_said, lowered[m.end() :])
+            found.append(Denial(what, noun is not None or instead, instead))
+            spans.append(m.span())
+    rest = lowered
+    for start, end in sorted(spans, reverse=True):
+        rest = f"{rest[:start]} {rest[end:]}"
+    return found, " ".join(rest.split())
 
 
 def answer_question(kn: Knowledge, sub_type: str | None, intent: Intent, lang: str) -> str | None:

@@ -116,6 +116,9 @@ class Reading:
     # whether it found the message to be about another matter (None: not asked).
     items: tuple[dict[str, Any], ...] = ()
     new_matter: bool | None = None
+    # whether a model found the person saying the case type being taken is wrong (None: not
+    # asked; the rules read the words for it themselves, graphs/legal/retype.py)
+    wrong_type: bool | None = None
     # Corrections of memo items a model read: {"item": "m9", "said": "작년이고요"} (the words
     # are the message's; the nodes read the value with the item's own reader).
     item_fixes: tuple[dict[str, str], ...] = ()

@@ -111,6 +111,9 @@ class LLMReading(BaseModel):
     corrections: list[LLMCorrection] = Field(default_factory=list, max_length=10)
     remove: list[LLMRemoval] = Field(default_factory=list, max_length=10)
     new_matter: bool = Field(False, description="the message is about another legal problem")
+    wrong_case_type: bool = Field(
+        False, description="the person says this case is not of the case type given"
+    )
     danger_now: bool = Field(
         False, description="someone is in danger now or within hours (see the instructions)"
     )
@@ -166,6 +169,9 @@ Answer with:
 - A question the person asks (of the lawyer or the bot) is a clause with the act "question",
   its text copied exactly.
 - new_matter: true only when the message is about a different legal problem than this case.
+- wrong_case_type: true when the person says the case type given above is not what their
+  matter is (it is another kind of problem, or they ask to change the category); not for a
+  value of the record they correct.
 - danger_now: true when, read with the record, this message tells that the person (or someone
   with them, a child) is in danger now or within hours: someone hurting or threatening them,
   at the door or on the way, a deadline to spread intimate images, thoughts of ending their
@@ -198,6 +204,7 @@ class LLMBrain:
             for _, sub in knowledge.k1.all_sub_types()
         )
         self._codes = {sub.code for _, sub in knowledge.k1.all_sub_types()}
+        self._labels = {sub.code: sub.label.get("en") for _, sub in knowledge.k1.all_sub_types()}
 
     # --- classification ---------------------------------------------------------------------
 
@@ -230,6 +237,10 @@ class LLMBrain:
             candidates.append(Candidate(case_type.code, code, round(score, 3)))
         return Classification(candidates=tuple(candidates[:3]), confidence=confidence)
 
+    def cues(self, text: str) -> Classification:
+        """The case types the words point to, by the rules' K1 cues (no model call)."""
+        return self.rules.cues(text)
+
     # --- reading ----------------------------------------------------------------------------
 
     async def read(
@@ -252,7 +263,9 @@ class LLMBrain:
         memo = self.knowledge.memo
         evidence = k2.fields.get("evidence_type")
         system = READ_SYSTEM.format(
-            sub_type=sub_type,
+            sub_type=f"{sub_type} ({self._labels[sub_type]})"
+            if sub_type in self._labels
+            else sub_type,
             asked=asked or "none",
             fields=fields,
             money=", ".join([*memo.money_roles, "unclear"]),
@@ -275,6 +288,7 @@ class LLMBrain:
             values=(*checked.values, *self._corrections(ruled, said, keys, sub_type, now)),
             items=tuple(checked_items(self.knowledge, text, said.items, now=now)),
             new_matter=said.new_matter,
+            wrong_type=said.wrong_case_type,
             item_fixes=tuple(
                 {"item": fix.field, "said": fix.said}
                 for fix in said.corrections

@@ -19,7 +19,7 @@ from langgraph.types import interrupt
 
 from graphs.common.brain import ReadContext
 from graphs.common.context import Context
-from graphs.common.intents import answer_question, declines_types, read_intent
+from graphs.common.intents import answer_question, declines_types, read_intent, says_wrong_type
 from graphs.common.normalize import (
     find_amounts,
     find_dates,
@@ -31,7 +31,7 @@ from graphs.common.normalize.amounts import TOTAL_SAID, bare_in_man
 from graphs.common.reading import Reading, Role
 from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import memo as legal_memo
-from graphs.legal import prompts, wants
+from graphs.legal import prompts, retype, wants
 from graphs.legal import story as told_story
 from graphs.legal.changes import (
     bare_number_corrections,
@@ -195,26 +195,8 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         else:
             sub_type = result.top.sub_type
         confidence = result.confidence
-    reading = await ctx.brain.read(description, sub_type=sub_type, asked=None, now=ctx.now)
-    reading = years_asked(  # "12월" in a story of 2024: which year
-        reading, state.get("memo", []), description, now=ctx.now, recorded=state.get("facts", {})
-    )
     facts = dict(state.get("facts", {}))
-    found = {k: v for k, v in reading.facts.items() if k in kn.k2.fields}
-    at = ctx.now.isoformat()
-    told = legal_memo.merged(
-        legal_memo.message_items(
-            kn, description, at=at, now=ctx.now, reading=reading, sub_type=sub_type
-        ),
-        reading.items,
-        at=at,
-        text=description,
-    )
-    told = story_years(told, state.get("memo", []), now=ctx.now)
-    found = legal_memo.checked_keys(
-        kn, sub_type, found, told, cued=reading.cued, placed=reading.placed
-    )
-    found = split_party(kn, found, description, facts)
+    reading, told, found = await _read_description(state, sub_type, ctx, ctx.now)
     facts.update(found)
     wished = wants.with_wishes(kn, facts, description)  # "돌려받고 싶어요", whatever the type
     if wished is not None:
@@ -268,6 +250,33 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
         "questions": questions,
         "outbox": outbox,
     }
+
+
+async def _read_description(
+    state: LegalState, sub_type: str, ctx: Context, now: datetime
+) -> tuple[Reading, list[dict[str, Any]], dict[str, Any]]:
+    """The description read for the sub-type's fields, as of `now` (when it was told): the
+    reading, its memo items, and the key fields they hold up."""
+    kn, description = ctx.knowledge, state["description"]
+    reading = await ctx.brain.read(description, sub_type=sub_type, asked=None, now=now)
+    reading = years_asked(  # "12월" in a story of 2024: which year
+        reading, state.get("memo", []), description, now=now, recorded=state.get("facts", {})
+    )
+    found = {k: v for k, v in reading.facts.items() if k in kn.k2.fields}
+    at = now.isoformat()
+    told = legal_memo.merged(
+        legal_memo.message_items(
+            kn, description, at=at, now=now, reading=reading, sub_type=sub_type
+        ),
+        reading.items,
+        at=at,
+        text=description,
+    )
+    told = story_years(told, state.get("memo", []), now=now)
+    found = legal_memo.checked_keys(
+        kn, sub_type, found, told, cued=reading.cued, placed=reading.placed
+    )
+    return reading, told, split_party(kn, found, description, dict(state.get("facts", {})))
 
 
 def _picker_exhausted(state: LegalState) -> bool:
@@ -362,6 +371,8 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
     ctx = runtime.context
     kn, lang = ctx.knowledge, ctx.lang
     sub_type, facts = state["sub_type"], state.get("facts", {})
+    if state.get("retype"):  # "this is not a lease": which type it is, before anything
+        return await _ask_retype(state, ctx)
     pending = state.get("pending")
     key = (
         pending["field"]
@@ -384,6 +395,47 @@ async def ask_next_fact(state: LegalState, runtime: Runtime[Context]) -> dict[st
     outbox = [*state.get("outbox", []), ask]
     reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
     return await settle_answer(state, reply, key, ctx)
+
+
+async def _ask_retype(state: LegalState, ctx: Context) -> dict[str, Any]:
+    """Offer the change of case type the last message asked for; a reply that is no answer to
+    it withdraws the offer and answers the question asked before."""
+    kn = ctx.knowledge
+    key = state.get("asking") or next_field(
+        kn.k2, state["sub_type"], state.get("facts", {}), state.get("unknown", [])
+    )
+    outbox = [*state.get("outbox", []), retype.question(kn, state, ctx.lang)]
+    reply = interrupt(waiting(kn, state, outbox, "FACT_COLLECTION", key))
+    settled = retype.settle(kn, ctx, state, reply)
+    if settled is not None and settled.get("sub_type"):
+        # the account is read again for the fields of the type it now is (as of when it was
+        # told); what a later message recorded stands
+        told_at = min((i["at"] for i in state.get("memo", []) if i.get("at")), default=None)
+        now = datetime.fromisoformat(told_at) if told_at else ctx.now
+        _, _, found = await _read_description({**state, **settled}, settled["sub_type"], ctx, now)
+        found = {k: v for k, v in found.items() if k not in settled["facts"]}
+        settled["facts"] = {**found, **settled["facts"]}
+        settled["provenance"] = told_story.noted(
+            settled["provenance"],
+            list(found),
+            quote=state["description"],
+            at=now.isoformat(),
+            confirmed=False,
+        )
+        settled["asking"] = next_field(
+            kn.k2, settled["sub_type"], settled["facts"], settled["unknown"]
+        )
+        if found:
+            listed = prompts.describe_facts(kn, settled["sub_type"], found, ctx.lang)
+            settled["outbox"] = [
+                *settled["outbox"],
+                prompts.say(kn, ctx.lang, "already_given", facts=listed),
+            ]
+    if settled is not None:
+        return {"last_input_id": reply.get("id"), "asking": key, **settled}
+    if key is None:  # nothing was left to ask: the summary next
+        return {"last_input_id": reply.get("id"), "retype": None, "asking": None, "outbox": []}
+    return {"retype": None, **await settle_answer({**state, "retype": None}, reply, key, ctx)}
 
 
 async def settle_answer(
@@ -434,6 +486,7 @@ class _Answer:
     approx: set[str] = dataclasses.field(default_factory=set)
     summed: bool = False  # the asked amount adds up parts the person listed: confirmed first
     in_man: str = ""  # the bare number read as counted in 만 ("50이요"): confirmed first
+    retype: bool = False  # it says the case type is wrong: a change is offered first
 
     @classmethod
     def of(cls, state: LegalState, ctx: Context) -> _Answer:
@@ -476,6 +529,9 @@ async def validate_answer(state: LegalState, ctx: Context) -> dict[str, Any]:
             return settled
     else:
         await _read_text(state, work.rest or answer.get("text", ""), work, ctx)
+        if work.retype:  # the type is wrong, they say: the change is offered before this answer
+            work.update["retype"] = await retype.offer(kn, ctx, state, work.text)
+            work.value, work.reason, work.aside = None, None, True
     return _apply(state, answer, work, ctx)
 
 
@@ -590,6 +646,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     work.text = work.quote = text
     context = read_context(kn, state, key, lang)
     ex = await ctx.brain.read(text, sub_type=sub_type, asked=key, now=ctx.now, context=context)
+    work.retype = retype.said_wrong(kn, ctx.brain, state, text, ex)
     memo_now = update.get("memo", state.get("memo", []))
     ex = years_asked(ex, memo_now, text, now=ctx.now, recorded=facts)  # "3월 12일" in 2024
     other = {k: v for k, v in ex.facts.items() if k in kn.k2.fields and k != key}
@@ -727,7 +784,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
             )
     talk = (
         converse(kn, sub_type, text, lang, state)
-        if work.value is None and not work.said_unknown
+        if work.value is None and not work.said_unknown and not work.retype
         else None
     )
     if talk is not None:  # a question back, small talk, out of scope: not a wrong answer
@@ -739,6 +796,12 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         messages, questions = asked_along(
             kn, sub_type, ex, lang, state.get("questions", []), whole=True
         )
+        if work.retype:  # "can you fix the category?" asks the bot, not the lawyer
+            before = len(state.get("questions", []))
+            questions = [
+                *questions[:before],
+                *(q for q in questions[before:] if not says_wrong_type(q["text"], kn)),
+            ]
         if len(questions) > len(state.get("questions", [])):
             work.outbox += messages
             update["questions"] = questions

@@ -24,6 +24,10 @@ class RulesBrain:
         """Rank case types for a description."""
         return self.classifier.classify(text)
 
+    def cues(self, text: str) -> Classification:
+        """The case types the words point to, by the K1 cues."""
+        return self.classifier.classify(text)
+
     async def read(
         self,
         text: str,

@@ -68,6 +68,11 @@ class LegalState(TypedDict, total=False):
     # The lawyer's memo (graphs/legal/memo.py): chronology, money, parties, steps and evidence
     # items, each {"id", "section", …, "quote", "at", "confirmed"}; key fields point at them.
     memo: list[dict[str, Any]]
+    # A change of case type offered, waiting for a pick (graphs/legal/retype.py):
+    # {"candidates", "browse", "quote", "at"}; the type the person chose to keep; the changes.
+    retype: dict[str, Any] | None
+    type_kept: str | None
+    type_changes: list[dict[str, Any]]  # {"old", "new", "quote", "at"}
     summary: dict[str, Any] | None  # {"text", "structured"} once written
     status: str  # open | completed
     last_input_id: str | None  # id of the last input the graph consumed

@@ -137,6 +137,8 @@ def build_summary(
         "sections": sections,
         "emotions": emotions,
         "corrections": corrections,
+        # the case type changed at the person's word mid-intake: {"old", "new", "quote", "at"}
+        "type_changes": [dict(c) for c in state.get("type_changes", [])],
         "evidence_files": [
             {k: f.get(k) for k in ("kind", "file_id", "file_name", "caption", "at")}
             for f in state.get("evidence_files", [])
@@ -247,6 +249,9 @@ def render_text(
             kn.k2.field(data["sub_case_type"], k).label.get(lang) for k in data["missing_fields"]
         )
         lines.append(f"■ {msg('summary_missing', lang)}: {labels}")
+    for c in data.get("type_changes", []):
+        old, new = (case_labels(kn, c[k], lang)[1] for k in ("old", "new"))
+        lines.append(f"■ {msg('summary_type_changed', lang)}: {old} → {new} «{c['quote']}»")
     if data["corrections"]:
         lines.append(f"■ {msg('summary_corrections', lang)}:")
         for c in data["corrections"]:
