@@ -149,6 +149,10 @@ def test_parse_command_takes_an_empty_or_bare_slash_as_an_unknown_command() -> N
     for text in ("", "/", "//", "   "):
         inbound = parse_command(text, 1)
         assert (inbound.kind, inbound.command, inbound.args) == ("command", "", ())
+    # a JSON text opening with a command is one, as Telegram marks it; a path is not
+    assert parse_line('{"text": "/help"}', 1).command == "help"
+    assert parse_line('{"text": "/lang@intake_bot en"}', 1).args == ("en",)
+    assert parse_line('{"text": "/home/me/notes.txt 보냈어요"}', 1).kind == "text"
     nested = parse_line("[" * 50_000, 1)
     assert nested.kind == "text"
     assert parse_line("{" * 50_000 + "}" * 50_000, 1).kind == "text"

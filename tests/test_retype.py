@@ -6,6 +6,7 @@ for defamation), R6 (stalking taken for tax); none of them could change it."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from bot.engine import Engine
 from db.models import CaseMaster
 from graphs.common.reading import Reading
 from graphs.legal.retype import said_wrong
+from graphs.legal.summary import build_summary
 from tests.test_engine import choice, facts_of, text
 from tests.test_graph import Driver, texts
 
@@ -166,3 +168,26 @@ async def test_the_engine_takes_the_offered_buttons(engine: Engine) -> None:
         case = (await db.exec(select(CaseMaster))).one()
         assert (case.case_type, case.sub_case_type) == ("CRIMINAL", "STALKING")
     assert "amount" not in await facts_of(engine)  # the tax assessed, dropped with its type
+
+
+@pytest.mark.parametrize("lang", ["ko", "en"])
+def test_the_summary_lists_the_change_with_the_persons_words(knowledge, kb, lang) -> None:
+    said = "세금 문제가 아니라 스토킹 문제에요"
+    state = {
+        "sub_type": "STALKING",
+        "case_type": "CRIMINAL",
+        "facts": {"counterparty": "최영란"},
+        "type_changes": [{"old": "TAX", "new": "STALKING", "quote": said, "at": "2026-11-28"}],
+    }
+    summary = build_summary(kb, state, lang, today=date(2026, 11, 28))
+    assert summary["structured"]["type_changes"][0]["old"] == "TAX"
+    [line] = [x for x in summary["text"].splitlines() if said in x]
+    tax, stalking = (knowledge.k1.sub_type(c)[1].label.get(lang) for c in ("TAX", "STALKING"))
+    assert f"{tax} → {stalking}" in line
+    assert knowledge.message("summary_type_changed", lang) in line
+    assert (
+        said
+        not in build_summary(kb, {**state, "type_changes": []}, lang, today=date(2026, 11, 28))[
+            "text"
+        ]
+    )
