@@ -594,3 +594,25 @@ def test_a_day_after_a_year_two_back_offers_the_carried_year_beside_its_own() ->
         ("2024-09-28",),
         True,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the day first where the first number can be no month (legal_set17 S5's invoices)
+        (
+            "invoice 1 dated 30/06 for 2,400,000 won, invoice 2 dated 31/07",
+            ["2026-06-30", "2026-07-31"],
+        ),
+        ("paid on 15/04/2025", ["2025-04-15"]),
+        ("on 6/1 we met", ["2026-06-01"]),  # both could be months: the month first, as before
+        ("04/15/2025", ["2025-04-15"]),
+        ("13/13 is nothing", []),
+        # a code's number is no date ("INV-2026-07" gave 2026-07)
+        ("Invoice 1 (INV-2026-07) and INV-2026-08", []),
+        ("contract no. HK-2025-11-03", []),
+        ("billed 2026-07 and paid 2026-08-03", ["2026-07", "2026-08-03"]),
+    ],
+)
+def test_slashed_days_and_codes(text: str, expected: list[str]) -> None:
+    assert [m.value for m in find_dates(text, now=NOW)] == expected

@@ -208,8 +208,20 @@ def _numeric_month(m: re.Match[str], now: datetime) -> str | None:
 
 
 def _us_numeric(m: re.Match[str], now: datetime) -> str | None:
-    """'06/01/2024' (month first)."""
-    return _iso(int(m["y"]), int(m["m"]), int(m["d"]))
+    """'06/01/2024' (month first), or '30/06/2024' where the first number can be no month."""
+    first, second = int(m["m"]), int(m["d"])
+    if first > 12 >= second:  # the day first, as most of the world writes it
+        first, second = second, first
+    return _iso(int(m["y"]), first, second)
+
+
+def _slashed_day(m: re.Match[str], now: datetime) -> _NoYear:
+    """'6/1' (month first), or '30/06' where the first number can be no month (legal_set17
+    S5's invoices "dated 30/06, 31/07, 31/08" were dropped)."""
+    first, second = int(m["m"]), int(m["d"])
+    if first > 12 >= second:
+        return _NoYear(second, first)
+    return _NoYear(first, second)
 
 
 def _days_from(now: datetime, days: int) -> str:
@@ -419,15 +431,19 @@ _DATE_RULES: list[_DateRule] = [
     (re.compile(rf"(?<![\d.])(?P<m>\d{{1,2}})\s?월{_DAY_KO}"), _month_day),
     (
         re.compile(
-            r"(?<![\d.])(?P<y>\d{4}|\d{2})\s?(?P<sep>[.\-/])\s?(?P<m>\d{1,2})\s?(?P=sep)\s?"
+            r"(?<![\d.])(?<![A-Za-z]-)(?P<y>\d{4}|\d{2})\s?(?P<sep>[.\-/])\s?(?P<m>\d{1,2})\s?(?P=sep)\s?"
             r"(?P<d>\d{1,2})(?!\d)\.?"
         ),
         _numeric_full,
     ),
-    (re.compile(r"(?<![\d.])(?P<y>\d{4})\s?[.\-/]\s?(?P<m>\d{1,2})(?![\d,])"), _numeric_month),
+    # not a code's number ("INV-2026-07": legal_set17 S5 had three invoices as months)
+    (
+        re.compile(r"(?<![\d.])(?<![A-Za-z]-)(?P<y>\d{4})\s?[.\-/]\s?(?P<m>\d{1,2})(?![\d,])"),
+        _numeric_month,
+    ),
     (re.compile(r"(?<![\d/])(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})(?!\d)"), _us_numeric),
     # not a share ("1/3씩 나누기로": legal_set16 R1 had 2026-01-03)
-    (re.compile(r"(?<![\d/.])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/]|\s?씩)"), _month_day),
+    (re.compile(r"(?<![\d/.])(?P<m>\d{1,2})/(?P<d>\d{1,2})(?![\d/]|\s?씩)"), _slashed_day),
     # '6.1', '6.1.' and '6. 1.' (a space only with the closing dot), but no decimal number.
     (
         re.compile(
