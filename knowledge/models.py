@@ -407,6 +407,9 @@ class Lexicon(Strict):
     no: dict[Lang, list[str]]
     unknown: dict[Lang, list[str]]  # "I don't know" / "I don't remember"
     emotions: dict[EmotionKind, dict[Lang, list[str]]]
+    # legal terms that hold a feeling's cue and tell no feeling ("긴급조치": legal_set17 S6 was
+    # told "급하신 상황이군요" for the school's measure)
+    not_feelings: dict[Lang, list[str]] = {}
     greetings: dict[Lang, list[str]]
     correction_markers: dict[Lang, list[str]]  # "아니라", "정정", "actually", ...
     ongoing: dict[Lang, list[str]] = {}  # "재직 중", "still" — an end date that has not come

@@ -885,3 +885,19 @@ def test_words_that_look_like_an_option_and_are_not(
 def test_one_day_told_at_two_grains_is_the_answer(extractor: FactExtractor, said: str) -> None:
     reading = extractor.read(said, sub_type="WAGE_ARREARS", asked="employment_end", now=NOVEMBER)
     assert reading.answer == "2026-08-31"
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        # a procedure's name holds the cue and tells no feeling (legal_set17 S6)
+        ("12일에 정하은 접촉금지 긴급조치 했고 17일에 조사받았어요", set()),
+        ("경찰이 긴급응급조치 해줬어요", set()),
+        # the cue said as a feeling is still read
+        ("너무 급해요 긴급하게 도와주세요", {"urgency"}),
+        ("긴급조치는 했는데 아직도 무서워요", {"fear"}),
+    ],
+)
+def test_a_procedures_name_is_no_feeling(extractor, text, kinds) -> None:
+    reading = extractor.read(text, sub_type="SCHOOL_VIOLENCE", asked=None, now=NOVEMBER)
+    assert {e["kind"] for e in reading.emotions} == kinds

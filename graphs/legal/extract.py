@@ -358,6 +358,7 @@ class FactExtractor:
         self._unknown_said = _any_of(self._unknown)
         self._other_events_said = _any_of(self._other_events)
         self._emotions_said = _any_of([cue for _, cue in self._emotions])
+        self._not_feelings = _any_of(list(_words_of(lex.not_feelings)))
         self._option_matchers: dict[int, tuple[FieldSpec, _OptionMatcher]] = {}
 
     # --- public -----------------------------------------------------------------------------
@@ -1354,6 +1355,7 @@ class FactExtractor:
 
     def _emotions_in(self, lowered: str) -> tuple[dict[str, str], ...]:
         seen: dict[str, str] = {}
+        lowered = self._not_feelings.sub(" ", lowered)
         if not self._emotions_said.search(lowered):
             return ()
         for kind, cue in self._emotions:
