@@ -319,7 +319,7 @@ class LegalTurns:
         elif "proposed" not in updates and not reply.alerts:
             # a question back, answered or noted: it is done. Never after a safety reply
             # ("should i really call 112?" was told to start a new intake: legal_set13 B4)
-            reply.add(sv.knowledge.message("session_completed", reply.lang))
+            reply.add(sv.knowledge.message("after_summary_more", reply.lang))
         return True
 
     async def is_replay(self, inbound: Inbound, view: repo.ChatView) -> bool:

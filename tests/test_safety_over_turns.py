@@ -369,6 +369,7 @@ async def test_after_the_summary_a_message_that_raised_an_alert_is_kept_with_its
     assert knowledge.message("amend_nothing", "ko") not in texts(late)
     # nor "this intake is complete, start a new one" after the safety reply (legal_set13 B4)
     assert knowledge.message("session_completed", "ko") not in texts(late)
+    assert knowledge.message("after_summary_more", "ko") not in texts(late)
     row = await exported(engine)
     assert any("사진 뿌린다고" in a["text"] for a in row["addenda"] or [])
     assert any("112에 전화해도 돼요" in q["text"] for q in row["questions"] or [])
