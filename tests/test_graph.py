@@ -448,3 +448,16 @@ async def test_picking_every_evidence_kind_answers_without_done(driver: Driver, 
         reply = await driver.send(choice=f"a:evidence_type:{value}")
     assert (await driver.values())["facts"]["evidence_type"] == options
     assert reply["field"] != "evidence_type"
+
+
+async def test_a_question_back_stays_the_lawyers_to_answer(driver: Driver, knowledge) -> None:
+    """General information from K3 is no answer: the question is listed unanswered, marked as
+    given general information (legal_set17 R3, R4, R6 read "answered: true" as nothing left
+    for the lawyer, where a generic limitation note met a question about another deadline)."""
+    await driver.send("작년 3월에 친구 김철수한테 300만원 빌려줬는데 안 갚아요")
+    reply = await driver.send("소멸시효가 언제까지인가요?")
+    await driver.send("이 사람 처벌도 받을 수 있나요? 변호사 비용은 얼마나 들어요?")
+    [limit, *others] = (await driver.values())["questions"]
+    assert limit == {"text": "소멸시효가 언제까지인가요?", "answered": False, "general_info": True}
+    assert knowledge.k3.info["LOAN"].limitation.get("ko") in texts(reply)
+    assert others and all(q["answered"] is False for q in others)

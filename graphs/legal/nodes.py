@@ -1357,6 +1357,14 @@ def _empathy(
     return messages
 
 
+def _question_back(text: str, info: str | None) -> dict[str, Any]:
+    """A question the person asked, for the lawyer: never answered by the bot, which gives at
+    most general information (`general_info`); "answered: true" had read as nothing left for
+    the lawyer where a generic limitation note met a question about another deadline
+    (legal_set17 R3, R4, R6)."""
+    return {"text": text[:QUESTION_CHARS], "answered": False, "general_info": info is not None}
+
+
 def converse(
     kn: Knowledge, sub_type: str, text: str, lang: str, state: LegalState
 ) -> tuple[list[Message], list[dict[str, Any]]] | None:
@@ -1366,7 +1374,7 @@ def converse(
     questions = list(state.get("questions", []))
     if intent.kind == "question":
         answer = answer_question(kn, sub_type, intent, lang)
-        questions.append({"text": text.strip()[:QUESTION_CHARS], "answered": answer is not None})
+        questions.append(_question_back(text.strip(), answer))
         if answer is not None:
             return [prompts.say(kn, lang, "question_general_info", answer=answer)], questions
         return [prompts.say(kn, lang, "question_noted")], questions
@@ -1400,7 +1408,7 @@ def asked_along(
         if (sentence == reading.text.strip() and not whole) or sentence in known:
             continue
         answer = answer_question(kn, sub_type, read_intent(sentence, kn), lang)
-        listed.append({"text": sentence[:QUESTION_CHARS], "answered": answer is not None})
+        listed.append(_question_back(sentence, answer))
         known.add(sentence)
         key = "question_general_info" if answer is not None else "question_noted"
         messages.append(prompts.say(kn, lang, key, **({"answer": answer} if answer else {})))

@@ -52,7 +52,9 @@ class LegalState(TypedDict, total=False):
     approx: list[str]  # fields whose value the person gave as approximate ("한 2주 전쯤")
     details: list[dict[str, str]]  # {"kind", "value", "quote"}: names, witnesses, injuries, …
     story: list[dict[str, str]]  # {"text", "at"}: later messages that added to the account
-    questions: list[dict[str, Any]]  # {"text", "answered"}: what the person asked back
+    # what the person asked back, for the lawyer: {"text", "answered" (by the lawyer: false),
+    # "general_info" (the bot gave general information from K3)}
+    questions: list[dict[str, Any]]
     unclear: dict[str, str]  # field -> the person's own words it could not be read from
     tried: dict[str, str]  # field -> the last answer that could not be read
     pending: dict[str, Any] | None  # {"field", "value", "quote"}: a reading awaiting a yes
