@@ -170,6 +170,27 @@ def test_steps_taken_with_their_date_unless_denied(knowledge, brain) -> None:
     assert section(items(knowledge, brain, "경찰에 신고는 안 했어요", "FRAUD"), "steps") == []
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a criminal complaint is the police's, a consumer agency or mediation body its own
+        # (legal_set17 S1, R2, R6 had a court step nobody took)
+        ("9월에 강남경찰서에 스토킹으로 고소장은 냈어요", [("police", "2026-09")]),
+        ("소비자원에 전화로 상담은 한번 해봤어요", [("mediation", None)]),
+        (
+            "on August 3 we complained to the 1372 consumer counseling center",
+            [("mediation", "2026-08-03")],
+        ),
+        # a court is still one
+        ("작년에 소장 접수했어요", [("court", "2025")]),
+        ("법원에 조정 신청했어요", [("court", None)]),
+    ],
+)
+def test_a_step_is_of_the_body_it_was_taken_with(knowledge, brain, text, expected) -> None:
+    found = section(items(knowledge, brain, text, "OTHER"), "steps")
+    assert [(s["body"], s["date"]) for s in found] == expected
+
+
 def test_a_place_alone_is_a_step_by_the_clauses_after_it(knowledge, brain) -> None:
     # "송파경찰서 | 가서 | 신고했어요": the place's clause has no act of its own (legal_set12 S1)
     said = "네 지난달 20일에 제가 모시고 송파경찰서 가서 신고했어요. 사건번호도 받았어요"
