@@ -138,3 +138,38 @@ async def test_a_short_account_is_asked_for_more(driver: Driver) -> None:
     await driver.send("문제가 좀 있어서 상담받고 싶어요")
     reply = await driver.send(choice="st:OTHER")
     assert reply["field"] == "story_detail"
+
+
+async def test_a_story_typed_at_the_picker_is_never_met_with_tell_me_more_again(
+    driver: Driver, knowledge
+) -> None:
+    """legal_set18 S1 declined the types offered and then told his whole story, twice, and got
+    "could you tell me a little more?" and the main types again each time: a story typed at
+    the picker offers the types it points to (never the declined ones), or is taken as told."""
+    first = await driver.send("회사 그만뒀는데 돈을 못 받았어요")
+    assert first["state"] == "CONFIRM_CASE_TYPE" and "ct:*" in offered(first)
+    declined = {d[3:] for d in offered(first) if d.startswith("st:")}
+    more = knowledge.message("describe_more", "ko")
+    assert more in texts(await driver.send(choice="ct:*"))
+    story = await driver.send("합정동 아이언짐이요 3월 2일에 1년권 96만원 냈는데 문 닫았어요")
+    assert more not in texts(story) and "ct:CIVIL" not in offered(story)
+    values = await driver.values()
+    if story["state"] == "FACT_COLLECTION":  # taken as told, its facts kept
+        assert values["sub_type"] == "OTHER" and values["facts"]["incident_date"] == "2026-03-02"
+    else:
+        shown = {d[3:] for d in offered(story) if d.startswith("st:")}
+        assert shown and not shown & declined
+
+
+async def test_after_a_decline_a_new_story_offers_its_own_types_never_the_declined(
+    driver: Driver,
+) -> None:
+    first = await driver.send("회사 그만뒀는데 돈을 못 받았어요")
+    declined = [d for d in offered(first) if d.startswith("st:")]
+    await driver.send(choice="ct:*")
+    reply = await driver.send("사장이 제 명의로 대출을 받고 돈을 가로챘어요 사기 같아요")
+    shown = [d for d in offered(reply) if d.startswith("st:")]
+    if reply["state"] == "CONFIRM_CASE_TYPE":
+        assert shown and not set(shown) & set(declined)
+    else:  # or the words were clear enough to take
+        assert (await driver.values())["sub_type"] not in {d[3:] for d in declined}

@@ -183,11 +183,14 @@ async def classify_case(state: LegalState, runtime: Runtime[Context]) -> dict[st
     if sub_type is None:
         result = await ctx.brain.classify_case(description)
         if not result.confident or result.top is None:
-            if not _picker_exhausted(state):
+            candidates = _candidates(state, result, ctx)
+            # a story typed at the picker that still points to no type is taken as told, not
+            # met with "tell me a little more" again (legal_set18 S1, A1 told it twice)
+            if not _picker_exhausted(state) and (candidates or not state.get("picker_rounds")):
                 said = await ctx.brain.read(description, sub_type="", asked=None, now=ctx.now)
                 _, asked = asked_along(kn, "", said, lang, state.get("questions", []), whole=True)
                 return {
-                    "candidates": _candidates(state, result, ctx),
+                    "candidates": candidates,
                     "confidence": result.confidence,
                     "questions": asked,  # the first words may ask something already
                 }
@@ -288,16 +291,21 @@ def _picker_exhausted(state: LegalState) -> bool:
 
 
 def _candidates(state: LegalState, result: Any, ctx: Context) -> list[str]:
-    """The sub-types to offer as buttons; none (the main types) once the person declined some."""
-    if state.get("declined"):
-        return []
-    candidates = [c.sub_type for c in result.candidates]
+    """The sub-types to offer as buttons, never one the person declined; none (the main
+    types) when the words point to none."""
+    declined = set(state.get("declined_types", []))
+    candidates = [c.sub_type for c in result.candidates if c.sub_type not in declined]
     # The rules found legal cues but are unsure: retrieval over K1 fills the buttons.
     # (A description with no cue at all gets the main types instead.)
     retrieved = ctx.knowledge_base.case_candidates(state["description"]) if candidates else []
     free_form = ctx.knowledge.k1.free_form
     for code in retrieved:
-        if code not in candidates and code != free_form and len(candidates) < MAX_CANDIDATES:
+        if (
+            code not in candidates
+            and code not in declined
+            and code != free_form
+            and len(candidates) < MAX_CANDIDATES
+        ):
             candidates.append(code)
     return candidates
 
@@ -308,7 +316,12 @@ async def _declined(state: LegalState, text: str, ctx: Context) -> dict[str, Any
     what it is about ("스토킹이요 여기 없는데요") is taken by those words when they are clear,
     else classified again with them."""
     declined = state.get("declined", 0) + 1
-    update: dict[str, Any] = {"declined": declined, "browse": None, "outbox": []}
+    update: dict[str, Any] = {
+        "declined": declined,
+        "declined_types": [*state.get("declined_types", []), *(state.get("candidates") or [])],
+        "browse": None,
+        "outbox": [],
+    }
     said = await ctx.brain.classify_case(text) if text else None
     if said is not None and said.candidates:
         description = f"{state['description']}\n{text}"[:MAX_DESCRIPTION]

@@ -36,6 +36,7 @@ class LegalState(TypedDict, total=False):
     candidates: list[str] | None  # sub-types offered as buttons; None = classify again
     browse: str | None  # main type whose sub-types are being shown as buttons
     declined: int  # times the person said none of the offered types fits (2 -> free-form)
+    declined_types: list[str]  # the sub-types offered when they said none fits: not again
     picker_rounds: int  # fuller descriptions typed at the picker that still did not settle it
     facts: dict[str, Any]  # canonical key -> normalised value
     unknown: list[str]  # required fields recorded as unknown
