@@ -87,6 +87,25 @@ def extractor(knowledge: Knowledge) -> FactExtractor:
             "그래서 524만원 남았어요",
             None,
         ),
+        # the last, undated, is the others together: their total told (legal_set18 S1 was
+        # offered 3,560,000, B2 10,000,000), not one more part; a dated last one is a part
+        (
+            "GOODS_PAYMENT",
+            "10 months of membership is 800,000 and the 14 PT sessions are 980,000, "
+            "so about 1,780,000 total",
+            1_780_000,
+        ),
+        (
+            "WAGE_ARREARS",
+            "the October salary is 2.5 million, plus I worked Nov 1-15 so 1,250,000 for that, "
+            "3.75 million in all",
+            3_750_000,
+        ),
+        (
+            "FRAUD",
+            "3월 10일에 1000만원, 5월 20일에 500만원, 8월 2일에 1500만원 보냈어요",
+            30_000_000,
+        ),
     ],
 )
 def test_which_answers_add_up_parts(extractor, sub_type, text, summed) -> None:

@@ -36,7 +36,7 @@ from graphs.common.reading import (
 from graphs.common.text import clause_spans, is_meaningless, sentence_spans, sentences
 from graphs.common.text import clauses as clauses_of
 from graphs.legal import names
-from graphs.legal.memo import UNCLEAR, read_items, role_of, tells_holding, tells_plan
+from graphs.legal.memo import ROUGHLY, UNCLEAR, read_items, role_of, tells_holding, tells_plan
 from knowledge.korean import get_kiwi
 from knowledge.loader import Knowledge
 from knowledge.models import FieldSpec
@@ -127,6 +127,19 @@ def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
         # 인데 200 받았고 150 받았어요 그래서 524만원 남았어요": legal_set13 A1 was offered
         # 17,480,000), not parts to add up
         return None
+    distinct = sorted(set(values))
+    last, before = found[-1], found[-2]
+    if (
+        len(distinct) > 2
+        and last.value == distinct[-1]
+        and abs(sum(distinct[:-1]) - last.value) <= last.value * ROUGHLY
+        and not normalize.find_dates(text[before.end : last.start], now=now)
+    ):
+        # the last, undated, is the others together: their total ("membership is 800,000 and
+        # the PT sessions are 980,000, so about 1,780,000 total": legal_set18 S1 was offered
+        # 3,560,000, B2 10,000,000 for 3,750,000); to confirm. A dated one is a part ("3월에
+        # 1000만원, 5월에 500만원, 8월에 1500만원")
+        return last.value
     if not re.sub(r"[\s,.~!?-]", "", text[: found[0].start]):
         return None  # "300만원이요 갚은건 440 넘게": the amount that opens the answer is it
     if any(_CONTRAST.search(text, a.end, b.start) for a, b in zip(found, found[1:], strict=False)):

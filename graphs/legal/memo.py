@@ -817,7 +817,7 @@ def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
         # "I've lost almost 28 million won" beside transfers of 3, 5, 12 and 8.5 million: a
         # total told roughly is no loss of its own; the parts give it exactly (legal_set16 B1
         # showed Σ lost 56,550,000)
-        rough = len(items) > 2 and abs(total["amount"] - parts) <= parts * _ROUGHLY
+        rough = len(items) > 2 and abs(total["amount"] - parts) <= parts * ROUGHLY
         if told_total:
             sums[role] = total["amount"]
         else:
@@ -825,7 +825,7 @@ def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
     return sums
 
 
-_ROUGHLY = 0.05  # how near the sum of the others a total told roughly is
+ROUGHLY = 0.05  # how near the sum of the others a total told roughly is
 
 
 # An amount told as the total of others ("3.5 million in total", "합쳐서 400"), some of which
