@@ -753,3 +753,25 @@ def test_a_weekday_told_of_a_day_a_month_back_dates_nothing_this_week(knowledge,
         i["date"] for i in section(items(knowledge, brain, told, "WAGE_ARREARS"), "chronology")
     ]
     assert dates == ["2026-10-31"]
+
+
+def test_a_dated_background_years_back_pulls_no_later_day_to_its_year(knowledge, brain) -> None:
+    """legal_set18 S4: "2013년 5월에 결혼했어요 혼인신고는 6월3일에 했고요", then in later
+    messages "10월1일부터 수원 부모님집에 나와있어요" and "9월14일에 … 알았어요" were filed in
+    2013. A record's dated event more than three years back is background: a later message's
+    day keeps the reader's year."""
+    record = section(
+        story_years(
+            items(
+                knowledge, brain, "2013년 5월에 결혼했어요 혼인신고는 6월3일에 했고요", "DIVORCE"
+            ),
+            [],
+            now=NOW,
+        ),
+        "chronology",
+    )
+    assert [i["date"] for i in record] == ["2013-05", "2013-06-03"]
+    later = story_years(
+        items(knowledge, brain, "9월14일에 카톡 보고 알았어요", "DIVORCE"), record, now=NOW
+    )
+    assert [i["date"] for i in section(later, "chronology")] == ["2026-09-14"]

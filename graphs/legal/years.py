@@ -119,6 +119,9 @@ STORY_SPAN = timedelta(days=183)  # how long after a dated event its story's nex
 # 14-month job begun in September 2025 had its November moved to 2025). (Named apart from
 # `RECENT`, which it shadowed: the years asked about used 45 days instead of their 92.)
 STORY_RECENT = timedelta(days=45)
+# How far back the record's last dated event may lie for a later message's yearless day to
+# follow it: older, it is background (a wedding, a purchase years ago), not the story's last step.
+STORY_AGE = timedelta(days=3 * 365)
 
 
 def story_years(
@@ -131,7 +134,7 @@ def story_years(
     the message or else in the record; the day is that year's when it falls within half a year
     after that event (and is past), unless this year's is a recent day (`STORY_RECENT`). The item stays
     marked yearless (our guess, shown so)."""
-    anchor = _anchor(record)
+    anchor = _anchor(record, now=now)
     out = []
     for item in items:
         if item.get("section") == "steps" and item.get("date"):
@@ -154,11 +157,14 @@ def story_years(
     return out
 
 
-def _anchor(record: list[dict[str, Any]]) -> str | None:
+def _anchor(record: list[dict[str, Any]], *, now: datetime) -> str | None:
     """The latest told event of the record written with its year and at least its month; None
     when the record already holds an event more than `STORY_SPAN` after it (the story has
     moved on: "작년 3월에 빌려줬다고" told after a death this June does not pull "7월1일" back a
-    year, legal_set15 A1 in both modes)."""
+    year, legal_set15 A1 in both modes), or when it lies more than `STORY_AGE` back: that is
+    the background, not the story's last step ("2013년 5월에 결혼했어요 … 6월3일에 혼인신고"
+    pulled "10월1일부터 … 나와있어요" and "9월14일에 … 알았어요", told in later messages, back to
+    2013: legal_set18 S4)."""
     dated = [
         i["date"]
         for i in record
@@ -171,6 +177,8 @@ def _anchor(record: list[dict[str, Any]]) -> str | None:
         return None
     anchor = dated[-1]
     start = date.fromisoformat(anchor if len(anchor) == 10 else f"{anchor}-01")
+    if now.date() - start > STORY_AGE:
+        return None
     later = [
         i["date"] for i in record if _dated(i) and not i.get("planned") and len(str(i["date"])) >= 7
     ]
