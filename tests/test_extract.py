@@ -901,3 +901,19 @@ def test_one_day_told_at_two_grains_is_the_answer(extractor: FactExtractor, said
 def test_a_procedures_name_is_no_feeling(extractor, text, kinds) -> None:
     reading = extractor.read(text, sub_type="SCHOOL_VIOLENCE", asked=None, now=NOVEMBER)
     assert {e["kind"] for e in reading.emotions} == kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the total named as one is the answer over a part its field's words cue (legal_set18
+        # R6 kept the penalty tax, cued by "가산세", as the tax assessed)
+        ("총 1840만원이요 본세가 1520이고 가산세가 320 붙었어요", 18_400_000),
+        ("in total 2,400,000 won: the tax 2,000,000 and the penalty 400,000", 2_400_000),
+        # a part said alone is still read
+        ("가산세 포함해서 320만원이요", 3_200_000),
+    ],
+)
+def test_a_total_told_as_one_is_the_amount_asked(extractor, text, expected) -> None:
+    reading = extractor.read(text, sub_type="TAX", asked="amount", now=NOVEMBER)
+    assert reading.answer == expected

@@ -157,6 +157,20 @@ def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
     return sum(m.value for m in found) if len(roles) <= 1 else None
 
 
+def _total_told(text: str) -> int | None:
+    """The amount an answer names as the total with the word for one right before it ("총
+    1840만원이요 본세가 1520이고 가산세가 320 붙었어요": legal_set18 R6 kept the penalty tax,
+    cued by its "세", as the tax assessed), when every other amount told is smaller."""
+    found = normalize.find_amounts(text)
+    for m in found:
+        if TOTAL_SAID.search(text[max(0, m.start - _TOTAL_NEAR) : m.start]) and all(
+            o.value < m.value for o in found if o is not m
+        ):
+            return m.value
+    return None
+
+
+_TOTAL_NEAR = 8  # characters before an amount where the word for a total names it one
 # A turn between two amounts: the second is set against the first, not added to it.
 _CONTRAST = re.compile(r"(?i:\bbut\b|\bexcept\b|\bhowever\b)|근데|그런데|하지만|그러나|는데")
 
@@ -489,8 +503,14 @@ class FactExtractor:
             # several dates, or amounts none of which the field's words placed ("예금 한
             # 천만원? … 사채가 1억": the 예금 one is): the answer's reader chooses
             tagged = None
+        total = _total_told(said) if spec.kind == "amount" else None
+        if total is not None:  # "총 1840만원이요 본세가 1520이고 가산세가 320": the total is it
+            tagged = None
         answer, invalid = self.parse_answer(
-            spec, said, now=now, tagged=tagged.value if tagged else None
+            spec,
+            said,
+            now=now,
+            tagged=total if total is not None else (tagged.value if tagged else None),
         )
         summed = None
         if tagged is None and spec.kind == "amount":
