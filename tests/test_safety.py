@@ -94,6 +94,9 @@ FIRES: dict[str, list[str]] = {
     ],
     "AT_THE_DOOR": [
         "please help he kicking the door now. what i do??",  # legal_set4 tK1
+        # legal_set18 A4: one a protection order keeps away, at the child's school gate now
+        "애아빠가 학교 정문에 와서 하준이 데려가겠다고 버티고 있대요 어떡해요 접근금지인데",
+        "my ex is at my son's school gate right now trying to take him, he has a restraining order",
         # legal_set11: he is coming home within the hour and she is afraid (C5); someone loud
         # outside her room (A2); the ex standing at the bus stop by her office (B3)
         "he just texted me hes coming home in an hour. im really scared",
@@ -597,6 +600,10 @@ NEAR_MISSES: dict[str, list[str]] = {
         "I was sexually assaulted years ago and want to know my options",
     ],
     "AT_THE_DOOR": [
+        # a gate or a protection order told of no one there now
+        "학교 정문에서 만나기로 했어요",
+        "I picked up my son at the school gate yesterday",
+        "작년에 접근금지 명령 받았어요",
         # a door lock's log told as evidence (legal_set14 S3); the police took him away
         # (legal_set14 R6)
         "she said 'I didnt take anything' then she blocked me. also the 도어락 log shows the door"
