@@ -91,6 +91,7 @@ ON_ITS_MESSAGE = {
     "legal_set15",
     "legal_set16",
     "legal_set17",
+    "legal_set18",
 }
 
 
