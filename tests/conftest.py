@@ -165,6 +165,18 @@ def index_key() -> str:
 
 
 @pytest.fixture
+async def driver(tmp_path: Path, knowledge: Knowledge, brain: RulesBrain):
+    """One thread of the legal graph run as the engine runs it, on a real SQLite checkpointer
+    (`tests.test_graph.Driver`)."""
+    from tests.test_graph import Driver
+
+    d = Driver(tmp_path / "checkpoints.db", knowledge, brain)
+    await d.open()
+    yield d
+    await d.close()
+
+
+@pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(intake_data_dir=tmp_path / "data", admin_ids="777", _env_file=None)
 

@@ -6,17 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from tests.test_graph import Driver, texts
-
-
-@pytest.fixture
-async def driver(tmp_path: Path, knowledge, brain):
-    d = Driver(tmp_path / "checkpoints.db", knowledge, brain)
-    await d.open()
-    yield d
-    await d.close()
 
 
 def offered(payload: dict) -> list[str]:
@@ -108,30 +98,30 @@ async def test_none_of_these_in_english(tmp_path: Path, knowledge, brain) -> Non
 async def test_the_free_form_intake_completes_and_asks_staff_to_classify(
     driver: Driver,
 ) -> None:
-    first = await driver.send("헬스장이 갑자기 문을 닫았는데 남은 회원권 환불을 안 해 줘요")
+    first = await driver.send("동호회 총무가 회비 장부를 안 보여줘요")
     assert first["state"] == "CONFIRM_CASE_TYPE"  # no listed type has its cues
     reply = await driver.send("여기 없는 일이에요")
     answers = {
-        "counterparty": "OO피트니스 강남점이요",
-        "incident_date": "지난달 초에 문을 닫았어요",
-        "money_involved": "네 환불받아야 할 돈이 있어요",
+        "story_detail": "3년 동안 매달 회비를 냈는데 어디에 썼는지 물어봐도 총무가 장부를 안 보여줘요",
+        "counterparty": "동호회 총무 박OO이요",
+        "incident_date": "지난달 초에 처음 물어봤어요",
+        "money_involved": "네 회비가 걸려 있어요",
         "amount": "90만원이요",
-        "desired_outcome": "남은 회원권 돈을 돌려받고 싶어요",
+        "desired_outcome": "장부를 보고 쓴 데를 확인하고 싶어요",
         "evidence": "네 있어요",
-        "evidence_type": "카드 결제 내역이랑 문자요",
+        "evidence_type": "회비 이체 내역이랑 단톡방 대화요",
     }
     asked = []
     while reply["state"] != "COMPLETED":
         asked.append(reply["field"])
         reply = await driver.send(answers[reply["field"]])
-    assert "story_detail" not in asked  # the account was long enough
     values = await driver.values()
     assert values["facts"]["amount"] == 900_000
     summary = values["summary"]
     assert summary["structured"]["case_type"] == "OTHER"
     assert summary["structured"]["needs_classification"] is True
     assert "분류 필요" in summary["text"]
-    assert "헬스장이 갑자기 문을 닫았는데" in summary["text"]  # the person's account for staff
+    assert "총무가 회비 장부를 안 보여줘요" in summary["text"]  # the person's account for staff
 
 
 async def test_a_short_account_is_asked_for_more(driver: Driver) -> None:
@@ -173,3 +163,21 @@ async def test_after_a_decline_a_new_story_offers_its_own_types_never_the_declin
         assert shown and not set(shown) & set(declined)
     else:  # or the words were clear enough to take
         assert (await driver.values())["sub_type"] not in {d[3:] for d in declined}
+
+
+async def test_after_a_story_and_a_decline_the_main_types_come_without_tell_me_more(
+    driver: Driver, knowledge
+) -> None:
+    """A story typed at the picker, then "none of these": the main types, not "could you tell
+    me a little more?" again (what they told is the story)."""
+    await driver.send("좀 억울한 일이 있어서요")
+    story = await driver.send(
+        "합정동 아이언짐 헬스장이요 3월 2일에 1년권 96만원 냈는데 문 닫았어요"
+    )
+    assert story["state"] == "CONFIRM_CASE_TYPE"  # its words point to types to offer
+    main = await driver.send(choice="ct:*")
+    assert knowledge.message("describe_more", "ko") not in texts(main)
+    assert "st:OTHER" in offered(main)
+    done = await driver.send(choice="st:OTHER")
+    values = await driver.values()
+    assert done["state"] == "FACT_COLLECTION" and values["facts"]["money_involved"] is True

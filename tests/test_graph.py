@@ -63,14 +63,6 @@ class Driver:
         return (await self.graph.aget_state(self.config)).values
 
 
-@pytest.fixture
-async def driver(tmp_path: Path, knowledge, brain):
-    d = Driver(tmp_path / "checkpoints.db", knowledge, brain)
-    await d.open()
-    yield d
-    await d.close()
-
-
 def texts(payload: dict[str, Any]) -> str:
     return "\n".join(m["text"] for m in payload["messages"])
 

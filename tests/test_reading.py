@@ -6,7 +6,6 @@ Reading, never in the facts."""
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 
@@ -159,14 +158,6 @@ def test_a_question_typed_with_a_clipped_ending_asks(
 ) -> None:
     reading = reader.read(text, sub_type="FRAUD", asked=None, now=NOW)
     assert any(c.asks for c in reading.clauses) is asks
-
-
-@pytest.fixture
-async def driver(tmp_path: Path, knowledge, brain):
-    d = Driver(tmp_path / "checkpoints.db", knowledge, brain)
-    await d.open()
-    yield d
-    await d.close()
 
 
 async def test_a_supposition_in_the_first_message_is_listed_not_recorded(driver: Driver) -> None:

@@ -7,7 +7,6 @@ for defamation), R6 (stalking taken for tax); none of them could change it."""
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 from sqlmodel import select
@@ -19,24 +18,13 @@ from graphs.common.reading import Reading
 from graphs.legal.retype import said_wrong
 from graphs.legal.summary import build_summary
 from tests.test_engine import choice, facts_of, text
+from tests.test_free_form import offered
 from tests.test_graph import Driver, texts
 
 TAX_STALKER = (
     "예전 고객이었던 최영란이라는 분이 올해 5월부터 계속 사무실에 찾아오고 집까지 따라와요. "
     "작년에 그분 세무조사 건을 맡았었는데 추징금이 나오니까 수임료 300만원 돌려달라고 해요"
 )
-
-
-@pytest.fixture
-async def driver(tmp_path: Path, knowledge, brain):
-    d = Driver(tmp_path / "checkpoints.db", knowledge, brain)
-    await d.open()
-    yield d
-    await d.close()
-
-
-def offered(payload: dict) -> list[str]:
-    return [c["data"] for m in payload["messages"] for c in m.get("choices", [])]
 
 
 def wrong(knowledge, brain, sub_type: str, said: str, **state) -> bool:

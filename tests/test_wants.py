@@ -42,14 +42,6 @@ def test_wishes_are_sentences_that_say_what_the_person_wants(
     assert wishes(knowledge, text) == expected
 
 
-@pytest.fixture
-async def driver(tmp_path: Path, knowledge, brain):
-    d = Driver(tmp_path / "checkpoints.db", knowledge, brain)
-    await d.open()
-    yield d
-    await d.close()
-
-
 async def test_a_wish_in_any_message_is_kept_and_shown_in_the_summary(
     driver: Driver, kb: KnowledgeBase
 ) -> None:
