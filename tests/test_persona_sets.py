@@ -92,6 +92,7 @@ ON_ITS_MESSAGE = {
     "legal_set16",
     "legal_set17",
     "legal_set18",
+    "legal_set19",
 }
 
 
