@@ -9,7 +9,7 @@ after the model answered: the rules' reply never waits for it.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -148,6 +148,8 @@ class SafetyDesk:
             holding=holding,
         )
         hits = self._no_lower_level(recent.fresh(hits), recent)
+        # a rule raised and still holding that fires again is the same danger told again
+        hits = [replace(h, again=True) if h.code in holding else h for h in hits]
         recent.note(trace, hits, self.checker.carry, at)
         if not hits and helped:
             recent.settle(at)  # "응급실 도착했어요", "not an emergency": the alerts stand down

@@ -162,6 +162,8 @@ class LegalTurns:
             # it tells and asks is still kept (read as `danger`: nothing asked back of it).
             reply.add(kn.message("safety_resume", lang))
             user_input["danger"] = True
+            # only a danger already answered, told again: the answer beside it may be kept
+            user_input["danger_again"] = all(hit.again for hit in reply.alerts)
         elif reply.alerts and node in (None, "INIT"):
             # a first message that fired a rule telling of a case type (a threat to spread
             # intimate images): the intake takes that type

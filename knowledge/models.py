@@ -765,13 +765,15 @@ class MemoLexicon(Strict):
     remove: LangPatterns = LangPatterns()  # the person asks to delete an item of their record
     # sub-type -> key field -> money roles whose item holds its value (checked against K2)
     key_roles: dict[str, dict[str, list[str]]] = {}
+    # sub-type -> yes/no key field an amount told of one of these roles answers "yes"
+    money_told: dict[str, dict[str, list[str]]] = {}
 
     @model_validator(mode="after")
     def _titled(self) -> MemoLexicon:
         missing = [key for key in MEMO_TITLES if key not in self.titles]
         if missing:
             raise ValueError(f"titles: missing {missing}")
-        for code, fields in self.key_roles.items():
+        for code, fields in [*self.key_roles.items(), *self.money_told.items()]:
             for key, roles in fields.items():
                 unknown = [r for r in roles if r not in self.money_roles]
                 if unknown or not roles:

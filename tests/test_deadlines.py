@@ -228,3 +228,20 @@ async def test_the_export_lists_a_deadline_the_person_told(engine: Engine) -> No
     told = [d for d in row["deadlines"] if d["key"] == "told"]
     assert [d["due"][5:] for d in told] == [f"{due.month:02d}-{due.day:02d}"]
     assert row["urgent"] is True and "의견제출 기한" in told[0]["label"]
+
+
+def test_a_dismissal_counts_its_claim_and_benefits_from_the_last_day(knowledge: Knowledge) -> None:
+    """Unfair dismissal (legal_set16-18 brought three): the 3-month claim to the Labour
+    Relations Commission, gone once filed; the 12 months benefits can be drawn in."""
+    assert dues(knowledge, "UNFAIR_DISMISSAL", {"employment_end": "2026-11-20"}) == {
+        "dismissal_relief": "2027-02-20",
+        "jobless_benefit": "2027-11-20",
+    }
+    filed = {"employment_end": "2026-11-20", "relief_filed": True}
+    assert dues(knowledge, "UNFAIR_DISMISSAL", filed) == {"jobless_benefit": "2027-11-20"}
+
+
+def test_a_refund_claim_counts_from_the_payment(knowledge: Knowledge) -> None:
+    assert dues(knowledge, "CONSUMER_REFUND", {"incident_date": "2026-09-01"}) == {
+        "refund_limitation": "2031-09-01"
+    }

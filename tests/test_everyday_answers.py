@@ -363,12 +363,11 @@ def test_the_date_asked_among_several(extractor, sub_type, field, text, expected
 
 
 def test_several_dates_none_plainly_asked_are_not_guessed(extractor) -> None:
-    # a wrong date drives a wrong deadline: neither the first nor the last is taken
+    # a wrong date drives a wrong deadline: neither the first nor the last is taken (a span of
+    # time told is read by its end: test_a_date_asked_among_several)
     spec = extractor.knowledge.k2.fields["employment_end"]
-    assert extractor.parse_answer(spec, "10월 1일부터 11월 10일까지 일했어요", now=TUESDAY) == (
-        None,
-        "date_unparsed",
-    )
+    told = "10월 1일이랑 11월 10일에 일했어요"
+    assert extractor.parse_answer(spec, told, now=TUESDAY) == (None, "date_unparsed")
 
 
 # --- values told in passing that are no fact of a field ---------------------------------------
@@ -430,3 +429,40 @@ def test_an_option_that_starts_a_compound_is_not_negated_with_its_head(extractor
     told = facts(extractor, "LEASE_DEPOSIT", "전세보증금 못받고있는데 집이 경매넘어갔어요")
     assert told["lease_type"] == "jeonse"
     assert "evidence_type" not in facts(extractor, "DAMAGES", "진단서는 못 받았어요")
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "field", "text", "expected"),
+    [
+        # a span of time told: its end to a question of the end, its start to one of the start
+        # (legal_set19 S3's lease end was refused with "I already have that written down")
+        (
+            "LEASE_DEPOSIT",
+            "lease_end_date",
+            "The lease was 2 years, from December 1 2024 to November 30 2026. I moved out early.",
+            "2026-11-30",
+        ),
+        (
+            "WAGE_ARREARS",
+            "employment_end",
+            "2024년 5월 2일부터 8월 31일까지 일했어요",
+            "2024-08-31",
+        ),
+        (
+            "WAGE_ARREARS",
+            "employment_start",
+            "2024년 5월 2일부터 8월 31일까지 일했어요",
+            "2024-05-02",
+        ),
+        # the contract's day, not the balance paid later (legal_set19 S1)
+        (
+            "CONSUMER_REFUND",
+            "incident_date",
+            "we signed the contract march 14 this year and paid the deposit 1,000,000 won that "
+            "day. then we paid the balance 2,300,000 on sept 20. wedding was oct 17",
+            "2026-03-14",
+        ),
+    ],
+)
+def test_a_date_asked_among_several(extractor, sub_type, field, text, expected) -> None:
+    assert answer(extractor, sub_type, field, text) == expected

@@ -19,6 +19,8 @@ SUB_TYPES = {
         "GOODS_PAYMENT",
         "INDUSTRIAL_ACCIDENT",
         "NEIGHBOR_DISPUTE",
+        "CONSUMER_REFUND",
+        "UNFAIR_DISMISSAL",
     },
     "CRIMINAL": {
         "FRAUD",

@@ -51,6 +51,12 @@ MONEY = [
     ("그 사람 계좌로 30만원", [(300_000, "unclear")]),
     # legal_set15 R4: a loss of takings, not the wages named after it
     ("두달이면 1억 넘게 날라감 직원들 월급도 줘야되고", [(100_000_000, "lost")]),
+    # a refund due from a business (legal_set18 S1, R3: a gym's and an academy's fees)
+    (
+        "회원권 96만원 냈고 남은 10개월치 80만원 환불받아야 해요",
+        [(960_000, "paid"), (800_000, "refund")],
+    ),
+    ("I want my 1,780,000 back", [(1_780_000, "refund")]),
 ]
 
 
@@ -184,6 +190,11 @@ def test_steps_taken_with_their_date_unless_denied(knowledge, brain) -> None:
         # a court is still one
         ("작년에 소장 접수했어요", [("court", "2025")]),
         ("법원에 조정 신청했어요", [("court", None)]),
+        # the labour commission's dismissal claim is no labour-office complaint; a card company
+        # asked to stop the instalments is a step of its own
+        ("11월 25일에 지방노동위원회에 구제신청 했어요", [("labour_commission", "2026-11-25")]),
+        ("we filed with the labor relations commission", [("labour_commission", None)]),
+        ("신한카드사에 항변권 신청서 보냈어요", [("card_company", None)]),
     ],
 )
 def test_a_step_is_of_the_body_it_was_taken_with(knowledge, brain, text, expected) -> None:
@@ -775,3 +786,47 @@ def test_a_dated_background_years_back_pulls_no_later_day_to_its_year(knowledge,
         items(knowledge, brain, "9월14일에 카톡 보고 알았어요", "DIVORCE"), record, now=NOW
     )
     assert [i["date"] for i in section(later, "chronology")] == ["2026-09-14"]
+
+
+def test_an_amount_told_answers_whether_money_is_involved(knowledge, brain) -> None:
+    """legal_set18 S1 and R3 told what they paid (960,000 for a membership, 201만원 for a
+    course) and were asked "Is money involved?" next."""
+    told = items(knowledge, brain, "3월 2일에 헬스장 1년권 96만원 냈는데 문 닫았어요", "OTHER")
+    assert memo.checked_keys(knowledge, "OTHER", {}, told)["money_involved"] is True
+    quiet = items(knowledge, brain, "3월 2일에 헬스장이 문 닫았어요", "OTHER")
+    assert "money_involved" not in memo.checked_keys(knowledge, "OTHER", {}, quiet)
+    # a type without the field gets none
+    assert "money_involved" not in memo.checked_keys(knowledge, "LOAN", {}, told)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Two things: the date he told me is wrong in there, it was Tuesday Oct 27, not the 28th.",
+        "Sorry, correction on the summons: it's Friday Dec 4 at 2pm, not Thursday the 3rd.",
+    ],
+)
+def test_a_day_and_a_month_named_are_no_party(knowledge, brain, said) -> None:
+    """legal_set18 B2, B4: parties "Tuesday Oct" and "Friday Dec" were invented."""
+    assert section(items(knowledge, brain, said, "WAGE_ARREARS"), "parties") == []
+    assert [n for n, _ in people("I met April Kim on Monday", knowledge)] == ["April Kim"]
+
+
+def test_a_day_put_right_in_the_same_message_keeps_only_the_new_one(knowledge, brain) -> None:
+    """legal_set18 B2: "I said Oct 28 but it was actually the 27th" kept the 28th in both
+    modes until the person complained after the summary."""
+    said = "Oh and sorry, I said Oct 28 but it was actually the 27th, a Tuesday"
+    found = section(items(knowledge, brain, said, "WAGE_ARREARS"), "chronology")
+    assert [i["date"] for i in found] == ["2026-10-27"]
+
+
+def test_a_demand_due_tonight_and_a_police_interview_ahead_are_deadlines(knowledge, brain) -> None:
+    """legal_set18 B3, B4: "he want 5,000,000 won by 10pm TONIGHT" had no date and an unclear
+    amount; "the police interview … Friday Dec 4" was no deadline."""
+    said = "now he want 5,000,000 won by 10pm TONIGHT or he will send the video to my coworkers"
+    found = items(knowledge, brain, said, "IMAGE_ABUSE")
+    [day] = section(found, "chronology")
+    assert (day["date"], day["planned"]) == ("2026-11-28", True)
+    assert [(i["amount"], i["role"]) for i in section(found, "money")] == [(5_000_000, "demanded")]
+    assert memo.tells_deadline(knowledge, "the police interview is on Friday Dec 4 at 2pm")
+    assert not memo.tells_deadline(knowledge, "the police called me on Friday")

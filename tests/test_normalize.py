@@ -581,6 +581,15 @@ def test_parse_duration_months_none(text: str) -> None:
         ("every other saturday he takes them, last saturday he did not", ["2026-11-21"]),
         # a day is never the first digits of an amount ("october 2,350,000 not paid")
         ("october 2,350,000 not paid and nov 3, 2026 he fired him", ["2026-11-03"]),
+        # a day counted from today in words reported from a day told before it is of that day,
+        # no day of the message (a dismissal's date was refused: "내일" read as the 23rd)
+        ("11월 20일에 문자로 내일부터 나오지 말라고 했어요", ["2026-11-20"]),
+        ("on nov 3 he texted me not to come in tomorrow", ["2026-11-03"]),
+        ("이번달 2일 밤에 사장이 문자로 내일부터 나오지 마세요 이렇게 보냈어요", ["2026-11-02"]),
+        # a day back is when the words were said; a day in another sentence is the message's
+        ("11월 3일에 돈 보냈는데 어제 또 달라고 했어요", ["2026-11-03", "2026-11-21"]),
+        ("11월 3일에 보냈고 어제 다시 연락했어요", ["2026-11-03", "2026-11-21"]),
+        ("he said on nov 3 to wait. yesterday he blocked me", ["2026-11-03", "2026-11-21"]),
     ],
 )
 def test_a_year_and_a_weekday_beside_the_dates_of_a_sentence(text, expected) -> None:

@@ -93,6 +93,9 @@ FIRES: dict[str, list[str]] = {
         "I was raped last night",
     ],
     "AT_THE_DOOR": [
+        # legal_set19 R6: the lender texts he comes tonight, and he knows the address
+        "방금 11시40분에 문자왔는데 오늘밤 니네집 간다 문 열어놔라 이렇게 왔어요 우리집 주소도 알아요"
+        " 돈빌릴때 등본 줬거든요 와이프랑 집에 있는데 무서워요",
         "please help he kicking the door now. what i do??",  # legal_set4 tK1
         # legal_set18 A4: one a protection order keeps away, at the child's school gate now
         "애아빠가 학교 정문에 와서 하준이 데려가겠다고 버티고 있대요 어떡해요 접근금지인데",
@@ -600,6 +603,8 @@ NEAR_MISSES: dict[str, list[str]] = {
         "I was sexually assaulted years ago and want to know my options",
     ],
     "AT_THE_DOOR": [
+        # knowing an address, no one coming
+        "제가 그 사람 집 주소 알아요 소장에 쓰면 돼요?",
         # a gate or a protection order told of no one there now
         "학교 정문에서 만나기로 했어요",
         "I picked up my son at the school gate yesterday",

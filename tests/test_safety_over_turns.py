@@ -711,3 +711,44 @@ async def test_the_violent_one_at_her_door_now_is_the_danger_told_again(engine: 
     assert door.field is not None and door.field not in state["facts"]  # no answer to it
     gone = await engine.handle(said("경찰 왔어요 남편 지구대로 데려갔어요", hours=0.1))
     assert codes(gone) == []
+
+
+async def test_a_plain_answer_beside_a_danger_told_again_is_kept(engine: Engine) -> None:
+    """legal_set18 B3 (both modes): while the threat to send her video held, "no, im scared to
+    go to police … will the police make me show the video??" and "I just want the video gone …
+    and my money back" raised the alert again and were refused as answers, three times in a
+    panicking person's chat. Beside a danger told again, a plain yes or no and a wish said as
+    one are kept (a leading no beside a danger told for the first time still is not)."""
+    await engine.use_domain(CHAT, "legal")
+    steps = [
+        said("I met a guy on tinder and he recorded me on a video call, now he is blackmailing me"),
+        pressed("ct:CRIMINAL", hours=0.01),
+        pressed("st:IMAGE_ABUSE", hours=0.02),
+        said("his accounts: tinder name Daniel, instagram @dan.kim_88", hours=0.03),
+    ]
+    for inbound in steps:
+        await engine.handle(inbound)
+    told = (
+        "today around 2pm he message me on telegram, now he want 5,000,000 won by 10pm "
+        "TONIGHT or he will send the video to my coworkers"
+    )
+    threat = await engine.handle(said(told, hours=0.04))
+    assert codes(threat) == ["IMAGE_THREAT"]
+    await engine.handle(pressed("a:image_acts:threatened", hours=0.05))
+    await engine.handle(pressed("a:image_acts:done", hours=0.06))
+    asked = await engine.handle(said("no not yet. should I just pay him again??", hours=0.07))
+    assert asked.field == "police_report"
+    again = await engine.handle(
+        said("no, im scared to go to police. will the police make me show the video??", hours=0.08)
+    )
+    assert codes(again) == ["IMAGE_THREAT"]  # told again: answered again, first
+    assert again.field != "police_report"
+    wished = (
+        "I just want the video gone and never sent to anyone. and my money back. can the "
+        "video be deleted from internet if he post it?"
+    )
+    wish = await engine.handle(said(wished, hours=0.09))
+    assert codes(wish) == ["IMAGE_THREAT"]
+    state = await engine.intake_state((await exported(engine))["session_id"])
+    assert state["facts"]["police_report"] is False
+    assert "want the video gone" in state["facts"]["desired_outcome"]

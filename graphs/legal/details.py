@@ -32,6 +32,29 @@ _HANDLE = re.compile(r"@[A-Za-z0-9_.]{2,30}")
 # A romanised full name: "Park Jun-ho", "Tom Becker" (not a sentence's first words).
 _EN_FULL_NAME = re.compile(r"\b([A-Z][a-z]+(?:\s[A-Z][a-z]+(?:-[a-z]+)?){1,2})\b")
 _EN_NOT_NAME_START = frozenset("as the my his her this that when then so and but i it".split())
+# Calendar words, capitalised as names are: "it was Tuesday Oct 27" and "it's Friday Dec 4"
+# named nobody (legal_set18 B2, B4 got parties "Tuesday Oct", "Friday Dec"). A full month name
+# may open a name (April Kim), never end one.
+_EN_WEEKDAYS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri "
+    "sat sun".split()
+)
+_EN_MONTH_SHORT = frozenset("jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_EN_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+
+
+def _calendar_words(name: str, after: str = "") -> bool:
+    """Whether a capitalised run of words is a day or a month told, not a name: a weekday, or a
+    month with a day after it ("Oct 27"); "Mr Lee Jun" is a name."""
+    words = name.lower().split()
+    if any(w in _EN_WEEKDAYS for w in words):
+        return True
+    last = words[-1]
+    return (last in _EN_MONTH_SHORT or last in _EN_MONTHS) and bool(re.match(r"\s*\d", after))
+
+
 _ENDINGS = re.compile(
     r"(?:이에요|예요|이요|입니다|인데요|이고요|이고|이랑|한테|에게|이요|요|은|는|이|가)$"
 )
@@ -201,7 +224,8 @@ def split_counterparty(text: str, kn: Knowledge) -> tuple[str | None, str | None
             return named(found, m.start())  # not "주식회사였던거"
     m = _EN_FULL_NAME.search(text)
     if m and m.group(1).split()[0].lower() not in _EN_NOT_NAME_START:
-        return named(m.group(1), m.start())
+        if not _calendar_words(m.group(1), text[m.end(1) :]):
+            return named(m.group(1), m.start())
     return named(_description(text))
 
 
@@ -256,7 +280,11 @@ def people(text: str, kn: Knowledge) -> list[tuple[str, int]]:
         if m.group("name") and names.no_endings(names.bare(m.group("name"))):
             keep(m.group("name"), m.start(), given=True)
     for m in _EN_FULL_NAME.finditer(text):
-        if m.start() > 0 and m.group(1).split()[0].lower() not in _EN_NOT_NAME_START:
+        if (
+            m.start() > 0
+            and m.group(1).split()[0].lower() not in _EN_NOT_NAME_START
+            and not _calendar_words(m.group(1), text[m.end(1) :])
+        ):
             keep(m.group(1), m.start())
     # A name inside a longer one ("김민" of "김민수", "Park" of "Mr Park") is the same person.
     kept = [n for n in found if not any(n != o and n in o for o in found)]

@@ -67,7 +67,9 @@ _SELF_FIX_AFTER = re.compile(
     # a bare "no" only as a word of its own ("- no, sorry", "no 9,000,000"), not "no interest"
     r"(?:no(?=\s*[,.!…—–-]|\s+(?:sorry|wait|it\b|i\b|\d))|nope\b|sorry\b|oops\b|wait\b|"
     r"i\s+mean\b|i\s+meant\b|correction\b|아니(?![가-힣])|아니다|"
-    r"아니지|정정|잠깐만?)"
+    r"아니지|정정|잠깐만?|"
+    # "I said Oct 28 but it was actually the 27th" (legal_set18 B2 kept the 28th)
+    r"but\s+(?:it\s+(?:was|is)\s+|it'?s\s+)?actually\b)"
 )
 # After the clause's own word ("3억 남았어요 아 아니다 2억 5천", "3 million left, no wait,
 # 2.5"; legal_set15 R2 kept both) only an unmistakable marker counts: a bare "아니" there
@@ -677,6 +679,9 @@ class FactExtractor:
             c.lower() for f in self.knowledge.k2.fields.values() if f.kind == "date" for c in f.cues
         } - own
         left = [m for m in found if not (says(others, clause(m)) and not says(own, clause(m)))]
+        ranged = _end_of_range(own, text, left)
+        if ranged:
+            return ranged
         opening = [
             m
             for m in left
@@ -1583,6 +1588,35 @@ def _days_put_right(text: str, dates: list[Any]) -> list[Any]:
             start = m.end + day.start(1)
             out.append(replace(m, value=value, start=start, end=m.end + day.end(), alternatives=()))
     return out
+
+
+# A span of time told ("from December 1 2024 to November 30 2026", "2024년 5월 2일부터 8월
+# 31일까지"): to a question of its end (a field whose own words say an end) the date after, of
+# its start the date before (legal_set19 S3's lease end was refused: "I already have that").
+_RANGE_BETWEEN = re.compile(
+    r"\s*(?:부터|에서)\s*(?:~|-|–|—)?\s*|\s*(?:~|-|–|—|(?i:to|until|till|through))\s*"
+)
+_END_WORDS = frozenset(
+    "until end ends ended expire expires expired expiry left 끝나 끝난 끝났 만료 만기 종료 퇴사".split()
+)
+_START_WORDS = frozenset("start started began joined hired 시작 입사 취업 취직".split())
+
+
+def _end_of_range(own: set[str], text: str, found: list[Any]) -> list[Any]:
+    """The end (or start) of the one span of time told, for a field of an end (or start)."""
+    spans = [
+        (a, b)
+        for a, b in zip(found, found[1:], strict=False)
+        if _RANGE_BETWEEN.fullmatch(text[a.end : b.start])
+    ]
+    if len(spans) != 1:
+        return []
+    words = {w for c in own for w in c.split()}
+    if words & _END_WORDS and not words & _START_WORDS:
+        return [spans[0][1]]
+    if words & _START_WORDS and not words & _END_WORDS:
+        return [spans[0][0]]
+    return []
 
 
 def _put_right_at_once(text: str, match: Any, later: list[Any]) -> bool:

@@ -869,6 +869,9 @@ def checked_keys(
     ]
     ahead = {i["date"] for i in items if i["section"] == "chronology" and i.get("planned")}
     out = dict(found)
+    for key, told_roles in kn.memo.money_told.get(sub_type, {}).items():
+        if key not in out and any(i["role"] in told_roles for i in money):
+            out[key] = True  # "Is money involved?" answered by the amounts told
     for key, value in found.items():
         # "월요일에 회사로 찾아가서 사진 뿌린다고": a day told of a plan or threat is no date of
         # what happened (a field that may lie ahead takes the plan's own date)

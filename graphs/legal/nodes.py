@@ -341,7 +341,8 @@ async def confirm_case_type(state: LegalState, runtime: Runtime[Context]) -> dic
     kn, lang = ctx.knowledge, ctx.lang
     candidates, browse = state.get("candidates") or [], state.get("browse")
     outbox = list(state.get("outbox", []))
-    if not candidates and not browse:
+    if not candidates and not browse and not state.get("picker_rounds"):
+        # (once a story was typed at the picker, "tell me a little more" is not asked again)
         outbox.append(prompts.say(kn, lang, "describe_more"))
     choices = prompts.case_type_choices(kn, lang, candidates=candidates, browse=browse)
     outbox.append(prompts.message(kn.message("choose_case_type", lang), choices))
@@ -529,7 +530,7 @@ async def validate_answer(state: LegalState, ctx: Context) -> dict[str, Any]:
         return work.settled(**files)
     if answer.get("danger"):  # after a safety reply: kept, and nothing waiting is settled by it
         await _read_text(state, answer.get("text", ""), work, ctx)
-        _only_kept(state, answer.get("text", ""), work, kn)
+        _only_kept(state, answer.get("text", ""), work, kn, again=bool(answer.get("danger_again")))
         return _apply(state, answer, work, ctx)
     settled = _confirmed(state, answer, work, ctx)
     if settled is not None:
@@ -864,7 +865,9 @@ def _amount_in_man(spec: FieldSpec, ex: Reading, text: str, lang: str, work: _An
         work.in_man = text[chosen[0].start : chosen[0].end]
 
 
-def _only_kept(state: LegalState, text: str, work: _Answer, kn: Knowledge) -> None:
+def _only_kept(
+    state: LegalState, text: str, work: _Answer, kn: Knowledge, *, again: bool = False
+) -> None:
     """A message that raised a safety alert, read: its facts, details, wishes and questions
     are kept, and the message joins the account; a value of the question asked said beside
     the danger ("아니요 그런건 안했어요 잠깐만요 지금 그사람 …": a no, a date, an amount) is
@@ -874,7 +877,7 @@ def _only_kept(state: LegalState, text: str, work: _Answer, kn: Knowledge) -> No
     update.pop("proposed", None)
     update.pop("pending", None)
     work.outbox = outbox
-    if work.value is None or not _said_of_its_own(kn, state, text, work.value):
+    if work.value is None or not _said_of_its_own(kn, state, text, work.value, again=again):
         work.value, work.aside = None, True
     work.reason, work.said_unknown = None, False
     work.restated_note = None
@@ -884,14 +887,24 @@ def _only_kept(state: LegalState, text: str, work: _Answer, kn: Knowledge) -> No
     work.facts["action_description"] = told_story.account(state.get("description", ""), story)
 
 
-def _said_of_its_own(kn: Knowledge, state: LegalState, text: str, value: Any) -> bool:
+def _said_of_its_own(
+    kn: Knowledge, state: LegalState, text: str, value: Any, *, again: bool = False
+) -> bool:
     """Whether the asked field's value read from a message that raised an alert is said of
     that field and sure: a date, an amount, an option, a count; a yes or no only by the
     field's own phrases ("접근금지는 신청 안했어요"), never a leading "아니요" that may answer
     something else the message tells ("아니요 신고는 안했어요 … 지금 건물 앞에 와있어요" to "지금도
-    계속되나요?"); never the message itself as a text answer."""
+    계속되나요?"); never the message itself as a text answer. `again`: the alert was only a
+    danger answered before, told again beside an answer to the question ("no, im scared to go
+    to police … will the police make me show the video??" to "reported to the police?", "I just
+    want the video gone … and my money back" to what they want: legal_set18 B3 had three such
+    answers refused in each mode): a plain yes or no, and a wish said as one, are kept."""
     spec = kn.k2.field(state["sub_type"], state["asking"])
-    if spec.kind == "text" or _unsure(kn, text):
+    if spec.kind == "text":
+        return again and state["asking"] == wants.FIELD and bool(wants.wishes(kn, text))
+    if spec.kind == "yesno" and again:
+        return True  # (a question asked after the answer does not make it unsure)
+    if _unsure(kn, text):
         return False
     if spec.kind == "yesno":
         statements = spec.says + spec.answers
@@ -926,6 +939,7 @@ def _apply(
     if (
         value is not None
         and answer.get("kind") == "text"
+        and not answer.get("danger")  # (kept beside a danger only when sure: _only_kept)
         and (_unsure(kn, text) or work.summed or work.in_man)
     ):
         # "한 천만원?", "아마 작년 3월이었나", or parts added up ("3월에 1000만원, 5월에

@@ -19,6 +19,7 @@ class UserInput(TypedDict, total=False):
     kind: str  # text | choice | file
     text: str
     danger: bool  # it raised a safety alert: read for what it tells, never as the answer
+    danger_again: bool  # the alerts it raised were all of a danger answered before, told again
     data: str  # button data for a choice
     file: dict[str, Any]  # kind, file_id, file_unique_id, file_name, mime_type, caption
 

@@ -233,7 +233,8 @@ def _relative_day(m: re.Match[str], now: datetime) -> str | None:
     """어제, 그저께, 오늘, 내일, 지난주, yesterday, last week ..."""
     word = re.sub(r"\s+", " ", m["word"].lower())
     offsets = {"그저께": -2, "그제": -2, "어제": -1, "어저께": -1, "오늘": 0, "내일": 1, "모레": 2}
-    offsets |= {"day before yesterday": -2, "yesterday": -1, "today": 0, "tomorrow": 1}
+    offsets |= {"day before yesterday": -2, "yesterday": -1, "today": 0, "tonight": 0}
+    offsets |= {"tomorrow": 1}
     if word in offsets:
         return _days_from(now, offsets[word])
     # 지난주 / last week: the same weekday a week ago; 지지난주 two weeks ago.
@@ -460,7 +461,7 @@ _DATE_RULES: list[_DateRule] = [
         re.compile(
             r"(?<![가-힣])(?P<word>그저께|그제(?!서야|야)|어저께|어제|오늘(?!날)|내일(?!모레)|모레|"
             r"(?:지지난|지난|저번)\s?주(?!인|말|일|\s?[월화수목금토일]요일)|"
-            r"(?i:(?:the\s+)?day\s+before\s+yesterday|yesterday|today|tomorrow|last\s+week)\b)"
+            r"(?i:(?:the\s+)?day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|last\s+week)\b)"
         ),
         _relative_day,
     ),
@@ -616,14 +617,63 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
     told = [dataclasses.replace(m, weekday_alone=True) if m.start in bare else m for m in told]
     told = weekdays_of_then(told, told, now)
     told = _years_carried(text, _years_beside(text, told, no_year), no_year, weekdays, now)
-    return _months_carried(text, told)
+    return _months_carried(text, _relative_days_of_then(text, told))
+
+
+# A day counted ahead from today ("내일", "tomorrow") said in words reported from a day told
+# before it in the sentence is counted from that day, not from the message: "11월 20일에 문자로
+# 내일부터 나오지 말라고 했어요" tells 20 November, not tomorrow (a dismissal's date was refused,
+# and a day ahead would have dated the memo wrongly). A day back ("어제 또 달라고 했어요") is
+# when the words were said, the message's.
+_RELATIVE_WORD = re.compile(r"(?:오늘|내일|모레|(?i:today|tonight|tomorrow))")
+_REPORTED_AFTER = re.compile(
+    r"[^.!?\n]{0,30}?(?:라고|다고|자고|냐고|래요|랬|란다|라며|다며|라는|다는|이렇게|이런 ?(?:문자|카톡|말))"
+)
+# the words of a message or a call told ("사장이 문자로 내일부터 나오지 마세요 … 이렇게 보냈어요":
+# legal_set18 A3's chronology got an invented day ahead)
+_REPORTED_BEFORE = re.compile(
+    r"(?i:\b(?:told|said|texted|messaged|wrote|saying)\b)|(?:문자|카톡|메시지|메세지|톡|전화)(?:으로|로)\s"
+)
+
+
+def _relative_days_of_then(text: str, found: list[Match]) -> list[Match]:
+    """`found` without the days counted from a day told before them in reported words."""
+    spans = sentence_spans(text)
+    kept: list[Match] = []
+    for m in found:
+        told_before = [
+            o
+            for o in kept
+            if isinstance(o.value, str)
+            and len(o.value) == 10
+            and not _RELATIVE_WORD.fullmatch(text[o.start : o.end].strip())
+            and any(s.start <= o.start and m.end <= s.end for s in spans)
+        ]
+        if (
+            told_before
+            and _RELATIVE_WORD.fullmatch(text[m.start : m.end].strip())
+            and (
+                _REPORTED_AFTER.match(text, m.end)
+                or _REPORTED_BEFORE.search(text, told_before[-1].end, m.start)
+            )
+        ):
+            continue
+        kept.append(m)
+    return kept
 
 
 # A day of the month told alone ("7일에", "17일 조사받았어요"), not a count of days ("3일 전",
 # "5일 동안", "3일치", "일당").
 _DAY_ALONE = re.compile(
     r"(?<![\d.\-/월])(?P<d>[1-9]|[12]\d|3[01])\s?일(?!\s?(?:전|간|동안|째|치|분|씩|당|이내|안에|뒤|후|만에))"
+    # "I said Oct 28 but it was actually the 27th" (legal_set18 B2)
+    r"|(?i:\bthe\s+(?P<en>[1-9]|[12]\d|3[01])(?:st|nd|rd|th)\b(?!\s+(?:of|day|time|floor|week|month)\b))"
 )
+
+
+# A day of the month put right ("oct 28 but it was actually the 27th", "dec 4, not … the 3rd"):
+# the same month's, even before the day told.
+_PUT_RIGHT = re.compile(r"(?i)\b(?:actually|not|i mean|i meant|sorry|correction)\b")
 
 
 def _months_carried(text: str, found: list[Match]) -> list[Match]:
@@ -643,9 +693,11 @@ def _months_carried(text: str, found: list[Match]) -> list[Match]:
         if not before:
             continue
         last = max(before, key=lambda m: m.start)
-        if int(d["d"]) <= int(last.value[8:]):
+        day = int(d["d"] or d["en"])
+        fixed = d["en"] and _PUT_RIGHT.search(text, last.end, d.start())
+        if day <= int(last.value[8:]) and not fixed:
             continue  # "10월 30일 … 2일에": next month or another; not guessed
-        value = _iso(int(last.value[:4]), int(last.value[5:7]), int(d["d"]))
+        value = _iso(int(last.value[:4]), int(last.value[5:7]), day)
         if value is not None:
             added.append(Match(value, d.start(), d.end(), (), yearless=last.yearless))
     return sorted([*found, *added], key=lambda m: m.start) if added else found
