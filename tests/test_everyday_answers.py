@@ -17,6 +17,7 @@ import pytest
 from graphs.common import normalize
 from graphs.legal.extract import FactExtractor
 from knowledge.loader import Knowledge
+from tests.test_graph import Driver
 
 # A Tuesday, in Seoul.
 TUESDAY = datetime(2026, 11, 24, 15, 0, tzinfo=ZoneInfo("Asia/Seoul"))
@@ -466,3 +467,52 @@ def test_an_option_that_starts_a_compound_is_not_negated_with_its_head(extractor
 )
 def test_a_date_asked_among_several(extractor, sub_type, field, text, expected) -> None:
     assert answer(extractor, sub_type, field, text) == expected
+
+
+# --- several days told to a date question ---------------------------------------------------
+
+
+def days_offered(payload: dict, field: str) -> list[str]:
+    return [
+        c["data"].removeprefix(f"a:{field}:on:")
+        for m in payload["messages"]
+        for c in m.get("choices", [])
+        if c["data"].startswith(f"a:{field}:on:")
+    ]
+
+
+@pytest.mark.parametrize("pick", ["button", "typed"])
+async def test_several_days_told_to_a_date_question_are_offered_as_buttons(
+    driver: Driver, pick: str
+) -> None:
+    # legal_set19 R4: the notice date, the disposition's date and the night of the check in one
+    # answer were kept as told, and the appeal deadlines never computed
+    await driver.send("음주로 면허취소됨 택배일 하는데 면허없으면 일못함 구제방법 있나요")
+    asked = await driver.send("0.085 나왔어요 처음 걸린거고 사고는 없었음")
+    assert asked["field"] == "notice_date"
+    reply = await driver.send(
+        "통지서는 11월13일 받았고 처분날짜는 11월10일로 돼있음 단속된건 10월18일 밤 11시쯤"
+    )
+    assert reply["field"] == "notice_date"
+    assert days_offered(reply, "notice_date") == ["2026-11-13", "2026-11-10", "2026-10-18"]
+    values = await driver.values()
+    assert "notice_date" not in values["facts"] and not values.get("unclear")
+    if pick == "button":
+        chosen = await driver.send(choice="a:notice_date:on:2026-11-13")
+    else:
+        chosen = await driver.send("11월 13일이요")
+    assert chosen["field"] != "notice_date"
+    values = await driver.values()
+    assert values["facts"]["notice_date"] == "2026-11-13"
+    # the other days stay the memo's, each on its own event
+    dated = sorted(i["date"] for i in values["memo"] if i["section"] == "chronology")
+    assert dated == ["2026-10-18", "2026-11-10", "2026-11-13"]
+
+
+async def test_one_day_told_beside_others_of_its_own_clause_is_no_choice(driver: Driver) -> None:
+    # near-miss: a day ahead told beside the answer is no day of the past field asked
+    await driver.send("음주로 면허취소됨 택배일 하는데 면허없으면 일못함 구제방법 있나요")
+    await driver.send("0.085 나왔어요 처음 걸린거고 사고는 없었음")
+    reply = await driver.send("11월13일에 받았어요 의견제출 기한이 12월5일까지래요")
+    assert days_offered(reply, "notice_date") == []
+    assert (await driver.values())["facts"]["notice_date"] == "2026-11-13"

@@ -242,6 +242,13 @@ ASKS_BY_ORDER = re.compile(
     r"am|is|are)\s+(?:i|we|you|he|she|they|it)\b)",
     re.I,
 )
+# A short answer said with a rising tone, no question ("I think so?", "i did answer??": legal_set19
+# S1, S3 had them listed as questions for the lawyer).
+HEDGED = re.compile(
+    r"^(?:i\s+(?:think|guess|believe|suppose|did|do|have|had|already)|maybe|probably)\b"
+    r"(?:\s+\S+){0,2}\s*[?？]+\s*$",
+    re.I,
+)
 _FIRST_PERSON = re.compile(
     r"(?:^|\s)(?:제가|저는|저도|저희|제|저|내가|나는|난)(?=\s|$)|\b(?:i|my|me)\b"
 )

@@ -16,7 +16,8 @@ from knowledge.korean import get_kiwi
 _KEPT_TAGS = frozenset(
     {"NNG", "NNP", "NNB", "NR", "NP", "VV", "VA", "VX", "VCN", "MAG", "XR", "SN", "SH"}
 )
-# Where a sentence ends: after ! ? ; and their full-width forms, at a line break, at a full stop
+# Where a sentence ends: after ! ? ; and their full-width forms (not inside brackets: "제 몫
+# (유류분?)이 얼마나"), at a line break, at a full stop
 # that ends a word ("열이 나요. 기침도", "나요.기침도") or a run of dots ("하고..애도"), but neither
 # at a decimal point ("1.5", "3.5억", "2024.6.1") nor at one dot inside a word ("죽.고.싶.어",
 # "계약서.pdf"); after a run of crying or laughing ("37.8이에요ㅠ 남편은"), and after a Korean
@@ -26,7 +27,7 @@ _KEPT_TAGS = frozenset(
 # 까, which before a space mostly asks inside a sentence ("먹을까 봐 걱정돼요", "시작할까
 # 고민이에요") or is no ending at all ("아까", "재보니까").
 _SENTENCE_END = re.compile(
-    r"[!?;\n？！。]+|\.{2,}|\.(?=\s|$)|(?<=[가-힣][요다죠])\.|(?<=[A-Za-z]{2})\.(?=[A-Z])"
+    r"[!?;\n？！。]+(?![)\]）])|\.{2,}|\.(?=\s|$)|(?<=[가-힣][요다죠])\.|(?<=[A-Za-z]{2})\.(?=[A-Z])"
     r"|(?<=[가-힣][요다죠])(?<!필요)(?<!중요)(?<!마다)(?<!보다)(?<!에다)(?=\s)"
     r"|[ㅠㅜㅋㅎ\u1172\u116e\u110f\u1112]+"
 )

@@ -141,7 +141,7 @@ async def amend(
         return updates, [
             prompts.confirm_changes(kn, sub_type, proposed, lang, told.get("memo", memo))
         ]
-    talk = converse(kn, sub_type, text, lang, values)  # type: ignore[arg-type]
+    talk = converse(kn, sub_type, text, lang, values, ex)  # type: ignore[arg-type]
     answered: list[Message] = []
     if talk is not None:
         messages, questions = talk

@@ -24,6 +24,7 @@ from graphs.common.reading import (
     ASKS_BY_ORDER,
     CUED,
     DEFAULT,
+    HEDGED,
     Act,
     ActWords,
     Clause,
@@ -439,10 +440,13 @@ class FactExtractor:
             # A question by its words (the intents), or by its ending and mark in a sentence
             # of some length that is nothing else ("남은 돈은 안 갚아도 되는거 맞죠?").
             intent = read_intent(sentence, self.knowledge).kind
-            asks = intent == "question" or (
-                intent == "none"
-                and bool(ASKS.search(sentence) or ASKS_BY_ORDER.match(sentence))
-                and len(sentence.split()) >= 3
+            asks = not HEDGED.match(sentence) and (
+                intent == "question"
+                or (
+                    intent == "none"
+                    and bool(ASKS.search(sentence) or ASKS_BY_ORDER.match(sentence))
+                    and len(sentence.split()) >= 3
+                )
             )
             acts = clause_acts(sentence, self._acts, asks=asks)
             if asks and _ASKS_IF.match(sentence):  # "If I sue for 5 million, would I win?"

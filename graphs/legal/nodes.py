@@ -33,6 +33,7 @@ from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, retype, wants
 from graphs.legal import story as told_story
+from graphs.legal.asked import asked_sentences, question_back, questions_of
 from graphs.legal.changes import (
     bare_number_corrections,
     beside_paired,
@@ -59,7 +60,6 @@ from knowledge.models import FieldSpec
 
 MAX_DESCRIPTION = 4000  # characters of the person's description kept in state
 FAILURES_BEFORE_UNKNOWN = 3  # the first answer and two re-asks
-QUESTION_CHARS = 1000  # of a question back kept for the lawyer (300 cut three questions to one)
 # A plain answer the field's reader cannot normalise is kept as told on its first telling, for
 # the lawyer, and not refused: "3월22일에 112신고했는데 경고만 하고 끝났어요. 고소는 아직 안했어요"
 # to a yes/no, "On Instagram, it was a crypto platform" to a list of channels. A value read but
@@ -756,9 +756,12 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     if kn.k2.field(sub_type, key).kind == "amount" and not work.said_unknown:
         _amount_in_man(kn.k2.field(sub_type, key), ex, text, lang, work)
     choice = date_choice(ex, facts, text)
+    if choice is None and work.reason == "date_unparsed" and not work.said_unknown:
+        choice = dates_told(key, told, text)
     if choice is not None:  # words that fit two days: the person chooses before it is kept
         update["pending"] = choice | {"at": work.at}
         work.aside = work.aside or choice["field"] == key
+        work.reason = None if choice["field"] == key else work.reason
     asked_kind = kn.k2.field(sub_type, key).kind
     corrected = taken_back_field(facts, ex, kinds, asked_kind)
     if work.value is not None and corrected is not None and corrected != key:
@@ -797,7 +800,7 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
                 work.provenance, ["counterparty_type"], quote=text, at=work.at, confirmed=False
             )
     talk = (
-        converse(kn, sub_type, text, lang, state)
+        converse(kn, sub_type, text, lang, state, ex)
         if work.value is None and not work.said_unknown and not work.retype
         else None
     )
@@ -1087,6 +1090,26 @@ def date_choice(reading: Reading, facts: dict[str, Any], text: str) -> dict[str,
     return None
 
 
+def dates_told(key: str, told: list[dict[str, Any]], text: str) -> dict[str, Any] | None:
+    """Several days told in an answer to a date question, none of them plainly the one asked
+    ("통지서는 11월13일 받았고 처분날짜는 11월10일로 돼있음 단속된건 10월18일": legal_set19 R4,
+    R5, S6 were kept as told, with no deadline): a button for each, in the order told; None
+    when fewer than two, or too many to offer."""
+    days = {
+        str(item["date"]): True
+        for item in told
+        if item.get("section") == "chronology" and item.get("date") and not item.get("planned")
+    }
+    if not 2 <= len(days) <= 4:
+        return None
+    return {
+        "field": key,
+        "options": list(days),
+        "several": True,
+        "quote": text[:160],
+    }
+
+
 def _date_chosen(
     state: LegalState,
     pending: dict[str, Any],
@@ -1126,7 +1149,8 @@ def _date_chosen(
         work.provenance, [key], quote=pending["quote"], at=work.at, confirmed=True
     )
     memo = state.get("memo", [])
-    dated = legal_memo.with_day_chosen(memo, pending, chosen) if spec.kind == "date" else memo
+    one_day = spec.kind == "date" and not pending.get("several")  # (not one of several days)
+    dated = legal_memo.with_day_chosen(memo, pending, chosen) if one_day else memo
     return work.settled(
         facts=work.facts,
         corrections=work.corrections,
@@ -1384,16 +1408,13 @@ def _empathy(
     return messages
 
 
-def _question_back(text: str, info: str | None) -> dict[str, Any]:
-    """A question the person asked, for the lawyer: never answered by the bot, which gives at
-    most general information (`general_info`); "answered: true" had read as nothing left for
-    the lawyer where a generic limitation note met a question about another deadline
-    (legal_set17 R3, R4, R6)."""
-    return {"text": text[:QUESTION_CHARS], "answered": False, "general_info": info is not None}
-
-
 def converse(
-    kn: Knowledge, sub_type: str, text: str, lang: str, state: LegalState
+    kn: Knowledge,
+    sub_type: str,
+    text: str,
+    lang: str,
+    state: LegalState,
+    reading: Reading | None = None,
 ) -> tuple[list[Message], list[dict[str, Any]]] | None:
     """(replies, the person's questions) for a message that asks back, chats or is out of
     scope; None for anything else (an answer, or an answer that could not be read)."""
@@ -1401,7 +1422,10 @@ def converse(
     questions = list(state.get("questions", []))
     if intent.kind == "question":
         answer = answer_question(kn, sub_type, intent, lang)
-        questions.append(_question_back(text.strip(), answer))
+        known = {q["text"] for q in questions}
+        questions += [
+            question_back(q, answer) for q in questions_of(reading, text) if q not in known
+        ]
         if answer is not None:
             return [prompts.say(kn, lang, "question_general_info", answer=answer)], questions
         return [prompts.say(kn, lang, "question_noted")], questions
@@ -1430,12 +1454,11 @@ def asked_along(
     first message, which is the description as well)."""
     messages, listed = [], list(questions)
     known = {q["text"] for q in listed}
-    for clause in reading.questions():
-        sentence = clause.text
+    for sentence in asked_sentences(reading):
         if (sentence == reading.text.strip() and not whole) or sentence in known:
             continue
         answer = answer_question(kn, sub_type, read_intent(sentence, kn), lang)
-        listed.append(_question_back(sentence, answer))
+        listed.append(question_back(sentence, answer))
         known.add(sentence)
         key = "question_general_info" if answer is not None else "question_noted"
         messages.append(prompts.say(kn, lang, key, **({"answer": answer} if answer else {})))

@@ -176,7 +176,11 @@ def choose_date(kn: Knowledge, sub_type: str, pending: Mapping[str, Any], lang: 
     spec = kn.k2.field(sub_type, key)
     dated = spec.kind == "date"
     text = kn.message(
-        "date_which" if dated else "value_which",
+        "date_which_several"
+        if pending.get("several")
+        else "date_which"
+        if dated
+        else "value_which",
         lang,
         words=pending.get("said") or " ".join(pending.get("quote", "").split())[:60],
         field=spec.label.get(lang),
