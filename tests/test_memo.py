@@ -830,3 +830,27 @@ def test_a_demand_due_tonight_and_a_police_interview_ahead_are_deadlines(knowled
     assert [(i["amount"], i["role"]) for i in section(found, "money")] == [(5_000_000, "demanded")]
     assert memo.tells_deadline(knowledge, "the police interview is on Friday Dec 4 at 2pm")
     assert not memo.tells_deadline(knowledge, "the police called me on Friday")
+
+
+def test_what_was_paid_adds_up_only_as_a_dated_series_or_a_told_total() -> None:
+    """legal_set19 B1 (LLM mode): the price, one instalment and the two instalments paid, all
+    read as paid, showed Σ paid 3,285,000 (730,000 was paid); A2, B2: payments to others."""
+
+    def paid(amount: int, quote: str) -> dict:
+        return {"section": "money", "amount": amount, "role": "paid", "quote": quote}
+
+    laptop = "the laptop was 2,190,000 won on 6 month installment 365,000 per month,"
+    told = [
+        paid(2_190_000, laptop),
+        paid(365_000, laptop),
+        paid(730_000, "i already paid 2 months so 730,000 is gone already."),
+    ]
+    assert memo.ledger(told) == {}
+    series = [
+        paid(12_000_000, "11월 10일에 1,200만원 보냈고"),
+        paid(25_000_000, "11일에 2,500만원을 보냈어요"),
+    ]
+    assert memo.ledger(series) == {"paid": 37_000_000}
+    # what was lent adds up as told, dated or not
+    lent = [{**i, "role": "lent"} for i in told[1:]]
+    assert memo.ledger(lent) == {"lent": 1_095_000}

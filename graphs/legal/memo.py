@@ -820,9 +820,28 @@ def ledger(memo: list[dict[str, Any]]) -> dict[str, int]:
         rough = len(items) > 2 and abs(total["amount"] - parts) <= parts * ROUGHLY
         if told_total:
             sums[role] = total["amount"]
+        elif role in _SUMMED_WHEN_DATED and not all(_dated(i["quote"]) for i in items):
+            continue
         else:
             sums[role] = parts if rough else sum(amounts)
     return sums
+
+
+# What was paid adds up only as a series of payments, each told with its day: paid undated is
+# as often a price and what of it was paid, or paid to someone else (legal_set19 B1: the price,
+# an instalment and the two paid as Σ paid 3,285,000; A2: a new flat's deposit and an insurance
+# fee; B2: the company's payment and his own).
+_SUMMED_WHEN_DATED = ("paid",)
+_ANY_DAY = datetime(2000, 1, 1)  # only whether a day is told matters, never which
+
+
+_DAY_OF_MONTH = re.compile(r"(?<!\d)\d{1,2}\s*일(?![동간째])|\b\d{1,2}(?:st|nd|rd|th)\b", re.I)
+
+
+def _dated(quote: str) -> bool:
+    """Whether an item's words tell the day it happened ("11일에", "on the 11th" after the
+    month told before it)."""
+    return bool(_DAY_OF_MONTH.search(quote) or find_dates(quote, now=_ANY_DAY, allow_future=True))
 
 
 ROUGHLY = 0.05  # how near the sum of the others a total told roughly is
