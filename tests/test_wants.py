@@ -34,6 +34,22 @@ from tests.test_hardening import CHAT, graph_values
         ("문제가 좀 있어서 상담받고 싶어요", []),
         ("I want to know if I can sue", []),
         ("친구한테 500만원 빌려줬어요", []),
+        # legal_set19: the wish said as what comes first, or with 싶죠 / 으면 좋겠어요
+        ("당연히 돈 돌려받고 싶죠. 중간에 갚은것도 있긴 해요", ["당연히 돈 돌려받고 싶죠."]),
+        (
+            "영업정지 취소되거나 줄었으면 좋겠어요 12월7일부터 문닫으래요",
+            ["영업정지 취소되거나 줄었으면 좋겠어요"],
+        ),
+        (
+            "이혼하고 애들 둘다 제가 키우고 양육비 받고싶어요 제일 급한건 서연이 데려오는거에요",
+            [
+                "이혼하고 애들 둘다 제가 키우고 양육비 받고싶어요",
+                "제일 급한건 서연이 데려오는거에요",
+            ],
+        ),
+        ("일단 소음이 멈추는게 제일이고요", ["일단 소음이 멈추는게 제일이고요"]),
+        ("제일 중요한 건 아니지만 카톡도 있어요", []),
+        ("집주인이 12월 20일 전에 나가면 좋겠다고 하더라고요", []),  # what another said
     ],
 )
 def test_wishes_are_sentences_that_say_what_the_person_wants(
@@ -136,3 +152,22 @@ async def test_amounts_told_instead_of_a_wish_are_kept_and_the_wish_asked_again(
     assert "desired_outcome" not in state["facts"]
     kept = {i["amount"] for i in state["memo"] if i["section"] == "money"}
     assert 6_800_000 in kept
+
+
+async def test_a_wish_beside_something_not_known_answers_the_wish_question(
+    driver: Driver,
+) -> None:
+    # legal_set19 R1: "누가 한건지는 모르겠어요" in the same answer recorded the wish as unknown
+    await driver.send("윗집이 작년 11월부터 매일 밤 쿵쿵거려요 층간소음 때문에 미치겠어요")
+    while (reply := await driver.send("잘 모르겠어요"))["field"] not in ("desired_outcome", None):
+        pass
+    assert reply["field"] == "desired_outcome"
+    await driver.send(
+        "일단 소음이 멈추는게 제일이고요 10월엔 제 차가 긁혀있었는데 누가 한건지는 "
+        "모르겠어요. 위자료 같은거 받을수 있으면 받고 싶고요"
+    )
+    values = await driver.values()
+    assert "desired_outcome" not in values.get("unknown", [])
+    assert values["facts"]["desired_outcome"] == (
+        "일단 소음이 멈추는게 제일이고요 / 위자료 같은거 받을수 있으면 받고 싶고요"
+    )

@@ -22,13 +22,14 @@ _KEPT_TAGS = frozenset(
 # at a decimal point ("1.5", "3.5억", "2024.6.1") nor at one dot inside a word ("죽.고.싶.어",
 # "계약서.pdf"); after a run of crying or laughing ("37.8이에요ㅠ 남편은"), and after a Korean
 # sentence ending that closes a word before a space, as chats leave out the full stop: 요, 죠, 다
-# (and 니다). The word 다 ("all": "이거 다 갚아야돼요") ends nothing, nor do the particles 마다,
+# (and 니다). The word 다 ("all": "이거 다 갚아야돼요", "애들 둘다 제가 키우고") ends nothing, nor do the particles 마다,
 # 보다, 에다 ("일주일마다 이자", "어제보다 더 아파요"), 필요 and 중요 (nouns ending in 요), nor
 # 까, which before a space mostly asks inside a sentence ("먹을까 봐 걱정돼요", "시작할까
 # 고민이에요") or is no ending at all ("아까", "재보니까").
 _SENTENCE_END = re.compile(
     r"[!?;\n？！。]+(?![)\]）])|\.{2,}|\.(?=\s|$)|(?<=[가-힣][요다죠])\.|(?<=[A-Za-z]{2})\.(?=[A-Z])"
-    r"|(?<=[가-힣][요다죠])(?<!필요)(?<!중요)(?<!마다)(?<!보다)(?<!에다)(?=\s)"
+    r"|(?<=[가-힣][요다죠])(?<!필요)(?<!중요)(?<!마다)(?<!보다)(?<!에다)"
+    r"(?<!둘다)(?<!셋다)(?<!전부다)(?<!모두다)(?=\s)"
     r"|[ㅠㅜㅋㅎ\u1172\u116e\u110f\u1112]+"
 )
 # Where a sentence divides into clauses. Every connective (`clause_spans(..., at="connective")`,

@@ -774,6 +774,10 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         work.value, work.reason, work.aside = None, None, True
     if ex.correction and other and asked_kind == "text":
         work.value, work.reason = None, None  # a correction of another fact, not this answer
+    if key == wants.FIELD and work.said_unknown and wants.wishes(kn, text):
+        # "일단 소음이 멈추는게 제일이고요 … 누가 한건지는 모르겠어요 … 위자료 받고 싶고요"
+        # (legal_set19 R1): the unknown is another thing's, the wishes answer
+        work.said_unknown, work.value = False, None
     if key == wants.FIELD and work.value is None and not work.said_unknown:
         # the wish said beside a correction or a name of another field ("무조건 처벌이고
         # 손해배상도 2000만원은 받아야겠어요. … 최동원이 시킨거 같은데": legal_set12 R3, R5
