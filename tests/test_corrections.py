@@ -16,6 +16,7 @@ from graphs.legal.changes import (
     kept_as_said,
     name_corrections,
     paired_corrections,
+    removed_options,
 )
 from tests.test_hardening import choice, graph_values, joined, offered, text
 
@@ -460,3 +461,40 @@ def test_a_text_to_112_is_no_image_shared() -> None:
     shared = [w for v, ws in options if v == "shared" for w in ws]
     assert not any(w in "112에 문자 보냈어요 경찰 온대요" for w in shared)
     assert any(w in "걔가 제 사진을 친구들한테 보냈대요" for w in shared)
+
+
+def test_the_kind_named_to_take_out_goes_and_the_kind_named_beside_it_stays() -> None:
+    """legal_set19 R3: "시댁갈등은 빼주세요 성격차이만요" (and "시댁갈등으로 돼있는데 그거
+    아니에요 … 성격차이랑") only added the personality clash; R1: "담배는 문제가 아니에요"
+    after the summary left the smoke in."""
+    from knowledge.loader import default_knowledge
+
+    kn = default_knowledge()
+
+    def taken_out(key: str, old: list[str], found: list[str], said: str) -> list:
+        kept, proposed = removed_options(kn, {key: old}, {key: found}, said)
+        assert key not in kept or not proposed
+        return [p["new"] for p in proposed]
+
+    both = ["family_conflict", "incompatibility"]
+    said = "시댁갈등은 빼주세요 성격차이만요"
+    assert taken_out("divorce_grounds", ["family_conflict"], both, said) == [["incompatibility"]]
+    assert taken_out("divorce_grounds", both, both, said) == [["incompatibility"]]
+    said = "이혼사유가 시댁갈등으로 돼있는데 그거 아니에요 그냥 성격차이랑 남편이 애를 데려간거요"
+    assert taken_out("divorce_grounds", ["family_conflict"], both, said) == [["incompatibility"]]
+    said = "담배는 문제가 아니에요 윗집이 보복으로 저를 담배핀다고 민원넣은거고요"
+    noise = ["noise", "smoke_smell"]
+    assert taken_out("neighbor_issue", noise, ["smoke_smell"], said) == [["noise"]]
+    # near-miss: a kind said beside no word of taking out is no removal
+    assert taken_out("divorce_grounds", ["family_conflict"], both, "성격차이도 있어요") == []
+
+
+def test_only_an_item_named_where_a_removal_is_asked_is_offered_for_removal() -> None:
+    from graphs.legal.memo import removals
+    from knowledge.loader import default_knowledge
+
+    kn = default_knowledge()
+    memo = [{"id": "m1", "section": "parties", "name": "박성호", "role": None, "quote": "박성호"}]
+    said = "시댁갈등으로 돼있는데 그거 아니에요. 남편 이름은 박성호에요."
+    assert removals(kn, memo, said, "ko") == []
+    assert [r["field"] for r in removals(kn, memo, "박성호는 지워주세요", "ko")] == ["memo:m1"]

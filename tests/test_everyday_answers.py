@@ -516,3 +516,21 @@ async def test_one_day_told_beside_others_of_its_own_clause_is_no_choice(driver:
     reply = await driver.send("11월13일에 받았어요 의견제출 기한이 12월5일까지래요")
     assert days_offered(reply, "notice_date") == []
     assert (await driver.values())["facts"]["notice_date"] == "2026-11-13"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # how often is no count, nor is "안 했어요" a spouse refusing (legal_set19 R3)
+        ("남편은 맨날 늦게와서 애들 씻기는것도 한번 안했어요", {}),
+        ("애가 둘이에요 한번 이혼했어요", {"children_count": 2}),
+    ],
+)
+def test_a_number_of_times_counts_nothing_and_a_plain_no_refuses_nothing(
+    extractor: FactExtractor, text: str, expected: dict
+) -> None:
+    assert facts(extractor, "DIVORCE", text, asked="custody_wish") == expected
+
+
+def test_a_spouse_who_will_not_divorce_is_still_read(extractor: FactExtractor) -> None:
+    assert answer(extractor, "DIVORCE", "divorce_type", "남편이 이혼을 안 해준대요") == "contested"

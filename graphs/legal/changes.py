@@ -21,6 +21,7 @@ from typing import Any
 from graphs.common.normalize import find_dates
 from graphs.common.normalize.amounts import find_amounts
 from graphs.common.reading import Reading
+from graphs.common.text import sentences
 from knowledge.loader import Knowledge
 
 _YEAR_SAID = re.compile(r"\d{4}|\d{2}\s*년|년도|작년|올해|재작년|지난해|last year|this year")
@@ -102,11 +103,32 @@ def removed_options(
         return found, []
     kept, proposed = dict(found), []
     for key, value in found.items():
-        left = _without(facts.get(key), value) if key in kn.k2.fields else None
+        if key not in kn.k2.fields or not isinstance(value, list):
+            continue
+        old = facts.get(key)
+        named = _named_to_take_out(kn, kn.k2.fields[key], value, text)
+        left = _without(old, named)
+        if left is None and isinstance(old, list) and set(named) < set(value):
+            # "시댁갈등은 빼주세요 성격차이만요" (legal_set19 R3, asked twice): the kind named
+            # to take out goes, the other one named stays or comes in
+            left = [v for v in old if v not in named]
         if left is not None:
-            proposed.append(change(key, facts[key], left, text) | {"taken_out": True})
+            left += [v for v in value if v not in named and v not in left]
+        if left is not None and left and left != old:
+            proposed.append(change(key, old, left, text) | {"taken_out": True})
             del kept[key]
     return kept, proposed
+
+
+def _named_to_take_out(kn: Knowledge, spec: Any, value: list[Any], text: str) -> list[Any]:
+    """The kinds of `value` named in a sentence that asks to take something out; all of them
+    when none is (the field's label named there: "증거 종류에서 빼주세요 … 카톡")."""
+    asking = [s.lower() for s in sentences(text) if _removal_said(kn, s)]
+    words = dict(spec.option_words)
+    named = [
+        v for v in value if any(w and w.lower() in s for w in words.get(v, ()) for s in asking)
+    ]
+    return named or value
 
 
 def removals_kept(kn: Knowledge, proposed: list[dict[str, Any]], text: str) -> list[dict[str, Any]]:

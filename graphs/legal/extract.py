@@ -109,6 +109,7 @@ _BESIDE_VALUE = frozenset(
 )
 _PUNCT = re.compile(r"[\W_]+")
 _AGE_AFTER = re.compile(r"\s?(?:살|세(?!대)|(?i:years?\s+old|yo)\b)")
+_TIMES_AFTER = re.compile(r"\s?(?:번|회(?!사)|(?i:times?)\b)")
 # Words that tell an amount was given in parts: "세번에 나눠서", "두 번", "in three transfers".
 _IN_PARTS = re.compile(
     r"나눠|나누어|번에 걸쳐|(?<![가-힣])(?:두|세|네|다섯|[2-9])\s?번(?!째)"
@@ -258,7 +259,15 @@ def _verb_lemmas(word: str) -> tuple[str, ...] | None:
     seq = _lemma_seq(word)
     if len(seq) < 2 or not any(tag.startswith(_VERB_TAGS) for _, tag in seq):
         return None
+    if all(lemma in _LIGHT_LEMMAS for lemma, _ in seq):
+        # "안 해줘" (a spouse who refuses) is 안 + 하 by its lemmas, as any "안 했어요" is:
+        # legal_set19 R3 got a divorce "through the court" from "씻기는것도 한번 안했어요"
+        return None
     return tuple(lemma for lemma, _ in seq)
+
+
+# Lemmas that say nothing of their own: a negation and the light verbs.
+_LIGHT_LEMMAS = frozenset({"안", "못", "하", "되", "주", "있", "없", "않", "지"})
 
 
 def _says_lemmas(lemmas_said: list[str], wanted: tuple[str, ...]) -> bool:
@@ -1124,6 +1133,9 @@ class FactExtractor:
             for match in finder(text) if fields else []:
                 if kind == "int" and _AGE_AFTER.match(text, match.end):
                     continue  # "작은애가 7살" is an age, not how many children
+                if kind == "int" and _TIMES_AFTER.match(text, match.end):
+                    continue  # "애들 씻기는것도 한번 안했어요": how often, no count of anything
+                    # (legal_set19 R3 had one child beside the two told)
                 key = self._cued_field(lowered, match.start, match.end, fields, specs)
                 if key is not None:
                     checked, invalid = self._check(specs[key], match.value, now=now)

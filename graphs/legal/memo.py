@@ -31,7 +31,7 @@ from graphs.common.normalize import Match, find_dates, is_future, near_ahead
 from graphs.common.normalize.amounts import TOTAL_SAID, bare_in_man, find_amounts, per_month_at
 from graphs.common.normalize.dates import weekdays_of_then
 from graphs.common.reading import ASKS, ASKS_BY_ORDER, Reading, Role
-from graphs.common.text import clause_spans
+from graphs.common.text import clause_spans, sentences
 from graphs.legal import names
 from graphs.legal.changes import PRICED_ROLES, name_corrections
 from graphs.legal.details import people
@@ -1003,9 +1003,16 @@ def removals(
     """The rules' reading of a request to delete an item ("경위에 2026-11-23 이거 아직 있어요
     지워주세요"): a word of memo.yaml `remove` and the value of exactly one item as the record
     shows it (a date, an amount, a name); none otherwise (a wrong removal is worse than none)."""
-    lowered = " ".join(text.lower().split())
-    if not _says(kn.memo.remove, lowered):
+    # only what a sentence asking to remove names ("… 그거 아니에요 … 남편 이름은 박성호에요"
+    # offered to delete the husband: legal_set19 R3)
+    asking = [
+        said
+        for said in (" ".join(s.lower().split()) for s in sentences(text))
+        if _says(kn.memo.remove, said)
+    ]
+    if not asking:
         return []
+    lowered = " ".join(asking)
     digits = re.sub(r"[,\s]", "", lowered)
     named = [
         item
