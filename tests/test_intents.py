@@ -103,6 +103,9 @@ def test_requests_to_delete_are_recognised(text, knowledge) -> None:
         "통화 기록을 삭제했어요",
         "기록이 다 지워졌어요",
         "She told me to delete my messages",
+        # the outcome wanted of a shop that leaked data, not of this service
+        "뭐가 유출됐는지 알고 제 정보 지워줬으면 좋겠어요",
+        "쇼핑몰이 제 개인정보 삭제해 줬으면 해요",
     ],
 )
 def test_deleting_as_part_of_the_story_is_not_a_request(text, knowledge) -> None:
