@@ -625,3 +625,33 @@ def test_a_day_after_a_year_two_back_offers_the_carried_year_beside_its_own() ->
 )
 def test_slashed_days_and_codes(text: str, expected: list[str]) -> None:
     assert [m.value for m in find_dates(text, now=NOW)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # legal_set19 A2 (both modes): the contract "before that" was this year's August
+        (
+            "2024년 10월 1일 입주하던 날 확정일자 받았어요. 계약서는 그 전에 8월 20일에 썼고요",
+            ["2024-10-01", "2024-08-20"],
+        ),
+        (
+            "I moved in on March 3 2024. Before that, on Feb 10 I signed",
+            ["2024-03-03", "2024-02-10"],
+        ),
+        # before a recent day: the nearest year still (legal_set19 A4)
+        (
+            "지난달 23일에 신고했어요. 그전에 9월 15일부터 전화가 왔어요",
+            ["2026-10-23", "2026-09-15"],
+        ),
+        # near-miss: no "before that", the nearest year
+        (
+            "2024년 10월 1일에 입주했어요. 8월 20일에 계약 갱신 얘기를 했어요",
+            ["2024-10-01", "2026-08-20"],
+        ),
+    ],
+)
+def test_a_day_told_before_that_is_in_the_year_before_the_day_told(
+    text: str, expected: list[str]
+) -> None:
+    assert [m.value for m in find_dates(text, now=NOW)] == expected

@@ -617,7 +617,39 @@ def find_dates(text: str, *, now: datetime, allow_future: bool = False) -> list[
     told = [dataclasses.replace(m, weekday_alone=True) if m.start in bare else m for m in told]
     told = weekdays_of_then(told, told, now)
     told = _years_carried(text, _years_beside(text, told, no_year), no_year, weekdays, now)
+    told = _before_that(text, told, no_year, allow_future=allow_future)
     return _months_carried(text, _relative_days_of_then(text, told))
+
+
+# A day told as before the one told just before it ("2024년 10월 1일 입주하던 날 … 계약서는 그
+# 전에 8월 20일에 썼고요": legal_set19 A2 got this year's August in both modes).
+_BEFORE_THAT = re.compile(
+    r"(?:그\s?전에(?:는)?|그보다\s?전에|그\s?이전에|(?i:before\s+that|prior\s+to\s+that|earlier))"
+    r"[\s,]*(?:은|는|(?i:on|in))?\s*$"
+)
+
+
+def _before_that(
+    text: str, found: list[Match], no_year: dict[int, _NoYear], *, allow_future: bool
+) -> list[Match]:
+    """The dates written without a year right after "그 전에" / "before that", in the year that
+    puts them last before the day told before them."""
+    out: list[Match] = []
+    for m in found:
+        said = no_year.get(m.start)
+        before = next((o for o in reversed(out) if len(str(o.value)) == 10), None)
+        if (
+            said is not None
+            and before is not None
+            and not allow_future
+            and _BEFORE_THAT.search(text[max(before.end, m.start - 20) : m.start])
+        ):
+            then = datetime.fromisoformat(str(before.value))
+            value = _resolve_no_year(said, then, allow_future=False)
+            if value is not None and value != m.value:
+                m = dataclasses.replace(m, value=value, alternatives=(), yearless=before.yearless)
+        out.append(m)
+    return out
 
 
 # A day counted ahead from today ("내일", "tomorrow") said in words reported from a day told
