@@ -130,9 +130,7 @@ def test_a_choice_taken_back_leaves_the_items_of_its_clause(knowledge, brain) ->
 
 def test_names_are_parties_with_their_role_never_a_role_word(knowledge, brain) -> None:
     found = items(knowledge, brain, "전남친 이준호가 협박했어요", "IMAGE_ABUSE")
-    assert [(p["name"], p["role"]) for p in section(found, "parties")] == [
-        ("이준호", "acquaintance")
-    ]
+    assert [(p["name"], p["role"]) for p in section(found, "parties")] == [("이준호", "ex_partner")]
     found = items(knowledge, brain, "My boss Mr Park said he will pay", "WAGE_ARREARS")
     assert [(p["name"], p["role"]) for p in section(found, "parties")] == [("Mr Park", "employer")]
 
@@ -854,3 +852,26 @@ def test_what_was_paid_adds_up_only_as_a_dated_series_or_a_told_total() -> None:
     # what was lent adds up as told, dated or not
     lent = [{**i, "role": "lent"} for i in told[1:]]
     assert memo.ledger(lent) == {"lent": 1_095_000}
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text", "parties"),
+    [
+        # a friend or a coworker who saw it is a witness (legal_set19 B2, R5, both modes)
+        (
+            "INDUSTRIAL_ACCIDENT",
+            "my friend Rodel Santos (filipino coworker) he see the accident",
+            [("Rodel Santos", "witness")],
+        ),
+        ("DEFAMATION", "옆자리 동료 한지수도 다 봤어요", [("한지수", "witness")]),
+        ("DEFAMATION", "같은 팀 동료 한지수가 알려줬어요", [("한지수", "coworker")]),
+        # a former partner is no acquaintance (legal_set19 A4, S5)
+        ("IMAGE_ABUSE", "my ex, Daniel Kim uploaded a video", [("Daniel Kim", "ex_partner")]),
+        ("LOAN", "친구 김민수한테 빌려줬어요", [("김민수", "acquaintance")]),
+    ],
+)
+def test_a_party_is_what_the_lawyer_needs_to_know_of_them(
+    knowledge, brain, sub_type: str, text: str, parties: list
+) -> None:
+    found = section(items(knowledge, brain, text, sub_type), "parties")
+    assert [(i["name"], i["role"]) for i in found] == parties

@@ -419,3 +419,13 @@ async def test_a_date_no_word_placed_in_another_answer_stays_in_the_memo(engine:
     assert "notice_date" not in state["facts"]
     days = {i["date"] for i in state["memo"] if i["section"] == "chronology"}
     assert any(str(d).endswith("-11-01") for d in days)
+
+
+def test_a_models_party_role_said_of_other_matters_is_no_role_here(knowledge: Knowledge) -> None:
+    # legal_set19 B1 (LLM mode): the shop's assistant manager as "employer's staff" in a refund
+    told = "i talked to Ms Han (한 대리) at the shop"
+    said = [LLMItem(section="parties", said="Ms Han", kind="staff")]
+    refund = checked_items(knowledge, told, said, now=NOW, sub_type="CONSUMER_REFUND")
+    assert [(i["name"], i["role"]) for i in refund] == [("Ms Han", None)]
+    wages = checked_items(knowledge, told, said, now=NOW, sub_type="WAGE_ARREARS")
+    assert [(i["name"], i["role"]) for i in wages] == [("Ms Han", "staff")]

@@ -286,7 +286,9 @@ class LLMBrain:
         return replace(
             checked,
             values=(*checked.values, *self._corrections(ruled, said, keys, sub_type, now)),
-            items=tuple(checked_items(self.knowledge, text, said.items, now=now)),
+            items=tuple(
+                checked_items(self.knowledge, text, said.items, now=now, sub_type=sub_type)
+            ),
             new_matter=said.new_matter,
             wrong_type=said.wrong_case_type,
             item_fixes=tuple(
@@ -561,7 +563,7 @@ def _in_context(text: str, context: ReadContext | None, now: datetime) -> str:
 
 
 def checked_items(
-    kn: Knowledge, text: str, items: list[LLMItem], *, now: datetime
+    kn: Knowledge, text: str, items: list[LLMItem], *, now: datetime, sub_type: str | None = None
 ) -> list[dict[str, Any]]:
     """The model's memo items the rules can check, as memo items (without ids): the words are
     the message's, an amount or a date parses with the rules' readers (a past event is not in
@@ -608,6 +610,10 @@ def checked_items(
             if len(name) > 30 or reads_as_clause(name):
                 continue
             role = item.kind if item.kind in memo.party_roles else None
+            if role is not None and memo.party_roles[role].cases and sub_type is not None:
+                # an employer's staff only in a labour matter ("Ms Han (한 대리), the shop's
+                # staff" in a refund: legal_set19 B1, LLM mode)
+                role = role if sub_type in memo.party_roles[role].cases else None
             out.append({"section": "parties", "name": name, "role": role, **base})
         elif item.section == "steps" and item.kind in memo.steps and not item.planned:
             if step_said(kn, item.kind, words):  # the step's own words, not an invented one

@@ -127,6 +127,23 @@ def role_of(kn: Knowledge, text: str, name: str, sub_type: str | None) -> str | 
     )
 
 
+# Roles a witness's act outweighs: a friend or a coworker who saw it is a witness to the
+# lawyer ("my friend Rodel Santos (filipino coworker) he see the accident": legal_set19 B2;
+# "동료 한지수랑 이민호도 다 봤어요": R5).
+_SAW_TOO = frozenset({None, "acquaintance", "coworker"})
+
+
+def _saw(kn: Knowledge, text: str, spans: list[Any], span: Any, name: str) -> bool:
+    """Whether the sentence of `span` says, after `name`, that someone saw what happened."""
+    sentence = " ".join(
+        " ".join(text[s.start : s.end].lower().split())
+        for s in spans
+        if s.sentence == span.sentence
+    )
+    after = sentence[sentence.find(name.lower()) + len(name) :] if name.lower() in sentence else ""
+    return bool(after) and _patterns(kn.memo.party_roles)["witness"].search(after) is not None
+
+
 def _not_facts(reading: Reading | None) -> list[tuple[int, int]]:
     """Spans of the reading that are no fact: values supposed, sentences that suppose."""
     if reading is None:
@@ -301,6 +318,8 @@ def read_items(
                 within=_ROLE_NEAR,
                 unclaimed=True,
             )
+            if role in _SAW_TOO and _saw(kn, text, spans, span, name):
+                role = "witness"
             items.append({"section": "parties", "name": name, "role": role, **base})
         # a role word alone ("갚았어요") carries to the list after it; one beside its own amount
         # only within its sentence
