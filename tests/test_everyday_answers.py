@@ -534,3 +534,30 @@ def test_a_number_of_times_counts_nothing_and_a_plain_no_refuses_nothing(
 
 def test_a_spouse_who_will_not_divorce_is_still_read(extractor: FactExtractor) -> None:
     assert answer(extractor, "DIVORCE", "divorce_type", "남편이 이혼을 안 해준대요") == "contested"
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "field", "text", "expected"),
+    [
+        # "I said it already" is no part of the answer said again (legal_set19 A1, R3, S6)
+        (
+            "UNFAIR_DISMISSAL",
+            "dismissal_reason",
+            "아까 말했는데 매출 안좋아서 인원 정리한다고요",
+            "매출 안좋아서 인원 정리한다고요",
+        ),
+        ("DIVORCE", "main_property", "방금 말했는데요 전세보증금 3억", "전세보증금 3억"),
+        ("LEASE_DEPOSIT", "counterparty", "as I said, the landlord Kim", "the landlord Kim"),
+        # near-miss: words of the answer that only start alike stay
+        (
+            "UNFAIR_DISMISSAL",
+            "dismissal_reason",
+            "말대꾸를 했다고 잘랐어요",
+            "말대꾸를 했다고 잘랐어요",
+        ),
+    ],
+)
+def test_a_said_again_preface_is_no_part_of_the_answer(
+    extractor: FactExtractor, sub_type: str, field: str, text: str, expected: str
+) -> None:
+    assert answer(extractor, sub_type, field, text) == expected

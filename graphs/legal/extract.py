@@ -109,6 +109,15 @@ _BESIDE_VALUE = frozenset(
 )
 _PUNCT = re.compile(r"[\W_]+")
 _AGE_AFTER = re.compile(r"\s?(?:살|세(?!대)|(?i:years?\s+old|yo)\b)")
+# "I said it already" around an answer said again ("아까 말했는데 매출 안좋아서 인원 정리한다고요",
+# "방금 말했는데요 전세보증금 3억", "위에 말했잖아요 영업정지 취소나 감경이요", "오상철 팀장이요.
+# (처음에 말씀드렸어요 ㅠ)": legal_set19 A1, R3, S6, R5 kept it in the lawyer's value).
+_RESTATED = re.compile(
+    r"^(?:아까|방금|이미|위에|위에서|처음에|앞에서)\s?도?\s?(?:말|말씀|얘기|적|썼|쓴)[가-힣]*"
+    r"(?:는데요?|잖아요|다니까요|어요|요)[,.~!\s]*"
+    r"|^(?i:as i (?:said|told you|mentioned)|i (?:already )?(?:said|told you)(?: that)?)[,.:!\s]+"
+    r"|\s*\((?:아까|방금|이미|위에|처음에)[^)]{0,20}\)\s*$"
+)
 _TIMES_AFTER = re.compile(r"\s?(?:번|회(?!사)|(?i:times?)\b)")
 # Words that tell an amount was given in parts: "세번에 나눠서", "두 번", "in three transfers".
 _IN_PARTS = re.compile(
@@ -799,6 +808,8 @@ class FactExtractor:
     def _text_answer(
         self, spec: FieldSpec, stripped: str, lowered: str, now: datetime
     ) -> tuple[Any, str | None]:
+        stripped = _RESTATED.sub("", stripped).strip() or stripped  # "아까 말했는데 …": the rest
+        lowered = stripped.lower()
         if (
             is_meaningless(stripped)
             or self._says_unknown(lowered)
