@@ -561,3 +561,26 @@ def test_a_said_again_preface_is_no_part_of_the_answer(
     extractor: FactExtractor, sub_type: str, field: str, text: str, expected: str
 ) -> None:
     assert answer(extractor, sub_type, field, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text", "expected"),
+    [
+        # the option said where its cue is, another named elsewhere (legal_set19 S4)
+        (
+            "INHERITANCE",
+            "아버지가 지난 8월에 돌아가셨는데요, 큰오빠가 유언장이 있다면서 다 갖겠대요",
+            {"decedent_relation": "parent"},
+        ),
+        # near-miss: two named beside the cue, none chosen
+        ("INHERITANCE", "아버지랑 오빠가 작년에 돌아가셨어요", {}),
+        # what was ordered is goods whatever it is (legal_set19 B1)
+        ("CONSUMER_REFUND", "i ordered a laptop from a korean website", {"purchase_kind": "goods"}),
+    ],
+)
+def test_a_choice_is_read_where_the_message_says_it(
+    extractor: FactExtractor, sub_type: str, text: str, expected: dict
+) -> None:
+    found = facts(extractor, sub_type, text)
+    assert {k: found[k] for k in expected} == expected
+    assert not ({"decedent_relation", "purchase_kind"} - set(expected)) & set(found)

@@ -1190,6 +1190,15 @@ class FactExtractor:
             if key == "counterparty_type":
                 lowered = _without_the_represented(lowered)
             matches = self.match_options(spec, lowered)
+            if spec.kind == "choice" and len(matches) > 1 and spec.cues:
+                # the option said where the cue is ("아버지가 지난 8월에 돌아가셨는데요, 큰오빠가
+                # …": legal_set19 S4 was asked who had died)
+                cued = " ".join(
+                    lowered[c.start : c.end]
+                    for c in clause_spans(lowered)
+                    if any(cue.lower() in lowered[c.start : c.end] for cue in spec.cues)
+                )
+                matches = [m for m in self.match_options(spec, cued) if m in matches]
             if matches and spec.kind == "choice" and len(matches) == 1:
                 values.append(Value("choice", matches[0], field=key, fields=(key,), **_WHOLE))
             elif matches and spec.kind == "multi_choice":  # "바람을 피워서" -> grounds: affair
