@@ -162,3 +162,18 @@ async def test_several_options_offered_as_buttons_are_chosen_by_their_place(
     await engine.handle(choice(data[1]))
     state = await engine.intake_state((await session_of(engine)).id)
     assert state["facts"]["steps_taken"] == ["management_office"]
+
+
+async def test_words_a_model_reads_as_a_text_answer_replace_the_whole_message(
+    fake: FakeOpenAI, brain: LLMBrain
+) -> None:
+    """legal_set19 model notes A: the dismissal's reason and a wish were answered in a few
+    words of a longer message; the rules kept the whole message (or refused the wish)."""
+    told = "아까 말했는데 매출 안좋아서 인원 정리한다고요 그리고 저 4명이서 일했어요"
+    fake.reply_next(reading(value("매출 안좋아서 인원 정리한다고요", "dismissal_reason")))
+    said = await brain.read(told, sub_type="UNFAIR_DISMISSAL", asked="dismissal_reason", now=NOW)
+    assert said.answer == "매출 안좋아서 인원 정리한다고요"
+    # words not in the message are no answer: the rules' reading stands
+    fake.reply_next(reading(value("매출 감소", "dismissal_reason")))
+    said = await brain.read(told, sub_type="UNFAIR_DISMISSAL", asked="dismissal_reason", now=NOW)
+    assert said.answer == "매출 안좋아서 인원 정리한다고요 그리고 저 4명이서 일했어요"

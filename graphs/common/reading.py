@@ -22,6 +22,7 @@ from enum import StrEnum
 from typing import Any
 
 CUED, ASKED, DEFAULT = 0.9, 0.8, 0.6
+MODEL = 0.7  # of a value only a model read (checked by the rules' readers)
 
 
 class Act(StrEnum):

@@ -34,7 +34,7 @@ from graphs.common.brain import CONFIDENT, Candidate, Classification, ReadContex
 from graphs.common.llm import LLMClient, LLMFailure
 from graphs.common.normalize import find_dates, is_future
 from graphs.common.normalize.amounts import bare_in_man, find_amounts
-from graphs.common.reading import Act, Reading, Role, Value
+from graphs.common.reading import MODEL, Act, Reading, Role, Value
 from graphs.common.usage import flag_danger, turn_deadline
 from graphs.legal.changes import same_value
 from graphs.legal.details import people
@@ -45,7 +45,7 @@ from knowledge.loader import Knowledge
 
 log = logging.getLogger(__name__)
 
-LLM_CONFIDENCE = 0.7  # of a value only the model found (checked by the rules' readers)
+LLM_CONFIDENCE = MODEL  # of a value only the model found (checked by the rules' readers)
 MAX_CLASS_CONFIDENCE = 0.9  # the model's say on a case type is never certainty
 _ROLES = {
     "answer": Role.ANSWER,
@@ -444,6 +444,12 @@ class LLMBrain:
                 )
             elif mine.role is Role.ANSWER and mine.kind in _CHECKED_KINDS:
                 values = _answer_checked(values, theirs, mine)
+            elif mine.role is Role.ANSWER and mine.kind == "text":
+                # words answer words: the model's, in the message, over the rules' whole
+                # message ("아까 말했는데 매출 안좋아서 …", a wish beside the story told:
+                # legal_set19 model notes A)
+                values = [v for v in values if not (v in theirs and v.role is Role.ANSWER)]
+                values.append(mine)
             elif mine.role is Role.FACT and mine.kind == "multi_choice" and not mine.alternatives:
                 last = next((v for v in reversed(values) if v in theirs), None)
                 if last is not None and isinstance(last.value, list):

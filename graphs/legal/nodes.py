@@ -28,7 +28,7 @@ from graphs.common.normalize import (
     phrase_polarity,
 )
 from graphs.common.normalize.amounts import TOTAL_SAID, bare_in_man
-from graphs.common.reading import Reading, Role
+from graphs.common.reading import MODEL, Reading, Role
 from graphs.common.text import detect_lang, is_meaningless
 from graphs.legal import memo as legal_memo
 from graphs.legal import prompts, retype, wants
@@ -785,7 +785,19 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
         said = wants.wishes(kn, text)
         if said:
             work.value, work.reason = " / ".join(said), None
-    if key == wants.FIELD and isinstance(work.value, str):
+    model_said = next(
+        (
+            v.said
+            for v in ex.values
+            if v.role is Role.ANSWER and v.field == key and v.confidence == MODEL and v.said
+        ),
+        None,
+    )
+    if key == wants.FIELD and isinstance(work.value, str) and model_said:
+        # the words a model read as the wish answer it: no rule of the wish's words refuses it
+        # (legal_set19 model notes A 0017: "보증금 1억 8천 돌려받는게 제일이고 …" was asked again)
+        work.value = " ".join(model_said.split())
+    elif key == wants.FIELD and isinstance(work.value, str):
         # "남은돈 2200만원 돌려받고 싶어요. 2024년 1월 15일에 500만원 … 갚았거든요. 근데
         # 시어머니가 …" (legal_set10 Z1): the wish is the sentences that say one; the rest is
         # read as the story it is (the memo, the account)
