@@ -875,3 +875,16 @@ def test_a_party_is_what_the_lawyer_needs_to_know_of_them(
 ) -> None:
     found = section(items(knowledge, brain, text, sub_type), "parties")
     assert [(i["name"], i["role"]) for i in found] == parties
+
+
+def test_a_role_told_later_completes_a_party_known_only_by_name() -> None:
+    """legal_set19 model notes B: a coworker named first, a witness told after, stayed an
+    acquaintance; a role once told is not taken back by a plainer word."""
+    first = [{"id": "m1", "section": "parties", "name": "Rodel Santos", "role": "acquaintance"}]
+    saw = {"section": "parties", "name": "Rodel Santos", "role": "witness", "quote": "he saw"}
+    assert memo.added(first, [saw])[0]["role"] == "witness"
+    assert len(memo.added(first, [saw])) == 1
+    friend = {**saw, "role": "acquaintance"}
+    assert memo.added([{**first[0], "role": "witness"}], [friend])[0]["role"] == "witness"
+    family = [{**first[0], "role": "family"}]
+    assert memo.added(family, [saw])[0]["role"] == "family"

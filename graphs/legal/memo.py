@@ -647,11 +647,32 @@ def added(
     out = list(memo)
     for item in items:
         key = _key(item)
+        if key in seen and item["section"] == "parties":
+            out = [_role_told(old, item) for old in out]
+            continue
         if key in seen or len(out) >= MAX_ITEMS or _covered(item, earlier, restating=restating):
             continue
         seen.add(key)
         out.append({"id": f"m{len(out) + 1}", **item})
     return out
+
+
+# Roles a later, plainer word of a person completes: none told, or only that they are known.
+_OPEN_ROLES = frozenset({None, "acquaintance"})
+
+
+def _role_told(old: dict[str, Any], item: dict[str, Any]) -> dict[str, Any]:
+    """A party of the memo with the role a later message gives the same name, where it had
+    none or only "acquaintance" ("Rodel Santos", then "he saw the accident": legal_set19 model
+    notes B, the witness stayed an acquaintance)."""
+    if (
+        old["section"] != "parties"
+        or old.get("name") != item.get("name")
+        or old.get("role") not in _OPEN_ROLES
+        or item.get("role") in _OPEN_ROLES
+    ):
+        return old
+    return {**old, "role": item["role"]}
 
 
 def _covered(item: dict[str, Any], earlier: list[dict[str, Any]], *, restating: bool) -> bool:
