@@ -237,6 +237,8 @@ async def test_graph_reasks_a_counterparty_given_as_a_date(
         # typed in lower case (legal_set9 V3: the whole answer was kept as the name)
         ("his name is jason lee, korean name lee jun-ho. hes in my econ seminar", "jason lee"),
         ("His name is Jason Lee.", "Jason Lee"),
+        # a hyphenated given name, never the surname alone (legal_set19 B3, both modes)
+        ("Driver of Kia Sorento, name is Jung Min-ho (정민호). He admitted it", "Jung Min-ho"),
         # reported speech is no name (legal_set14 A1, R1 were offered these as the other party)
         ("7월1일에 세금이라고 800만원 보냈어요", None),
         ("애플에서는 메인보드 침수라고 수리비 168만원 나왔어요", None),

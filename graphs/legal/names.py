@@ -206,6 +206,16 @@ def named(text: str) -> list[tuple[str, str]]:
         if not any(at == m.start() for at, _, _ in found) and plausible_name(name.split()[0]):
             found.append((m.start(), name, "called"))
     found.sort()
+    # a first word read where a longer name is read too ("name is Jung Min-ho": legal_set19 B3
+    # recorded "Jung" in both modes)
+    found = [
+        (at, name, how)
+        for at, name, how in found
+        if not any(
+            other != name and other.startswith(f"{name} ") and abs(there - at) <= 12
+            for there, other, _ in found
+        )
+    ]
     seen: set[str] = set()
     out = []
     for _, name, how in found:
