@@ -655,3 +655,19 @@ def test_a_day_told_before_that_is_in_the_year_before_the_day_told(
     text: str, expected: list[str]
 ) -> None:
     assert [m.value for m in find_dates(text, now=NOW)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a month's name opening the answer (legal_set19 B4: kept as told, asked again)
+        ("september, after summer vacation", ["2026-09"]),
+        ("it was ok. October he came back", ["2026-10"]),
+        # near-misses: words of their own, and a month inside a sentence without a preposition
+        ("May I ask something", []),
+        ("March is when it started?", []),
+        ("we went to the september festival", []),
+    ],
+)
+def test_a_month_named_first_is_that_month(text: str, expected: list[str]) -> None:
+    assert [m.value for m in find_dates(text, now=NOW)] == expected

@@ -552,6 +552,15 @@ _DATE_RULES: list[_DateRule] = [
         ),
         _english_month,
     ),
+    # a month's name opening what is said ("september, after summer vacation" to "when did it
+    # start?": legal_set19 B4 was kept as told); not "may" nor "march", words of their own
+    (
+        re.compile(
+            r"(?i)(?:^\s*|(?<=[.!?]\s))(?!may\b|march\b)"
+            rf"(?P<mon>{_FULL_MONTHS})\b(?![\s,]*\d)"
+        ),
+        _english_month,
+    ),
 ]
 
 
