@@ -584,3 +584,24 @@ def test_a_choice_is_read_where_the_message_says_it(
     found = facts(extractor, sub_type, text)
     assert {k: found[k] for k in expected} == expected
     assert not ({"decedent_relation", "purchase_kind"} - set(expected)) & set(found)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("아직이요", False),
+        ("아직 신청 안 했어요", False),
+        ("아직 못했어요", False),
+        # 아직 as "still" says no "not yet" (legal_set19 A4: both read as no protection order)
+        ("112에 문자 보냈어요 경찰 온대요 아직도 밖에서 두드리고 있어요", None),
+        ("경찰 왔어요 이번엔 잠정조치 신청해준대요. 손이 아직 떨리네요", None),
+    ],
+)
+def test_not_yet_is_no_and_still_is_nothing(
+    extractor: FactExtractor, text: str, expected: bool | None
+) -> None:
+    assert answer(extractor, "STALKING", "protection_order", text) is expected
+
+
+def test_still_going_on_is_still_read_as_yes(extractor: FactExtractor) -> None:
+    assert answer(extractor, "STALKING", "stalking_ongoing", "아직도 연락와요") is True

@@ -14,6 +14,7 @@ from bot import export
 from bot.engine import Engine, Inbound
 from db.engine import records_path
 from tests.support import NOW
+from tests.test_hardening import choice, graph_values, offered, text
 
 CHAT = 5151
 
@@ -752,3 +753,27 @@ async def test_a_plain_answer_beside_a_danger_told_again_is_kept(engine: Engine)
     state = await engine.intake_state((await exported(engine))["session_id"])
     assert state["facts"]["police_report"] is False
     assert "want the video gone" in state["facts"]["desired_outcome"]
+
+
+async def test_what_follows_a_danger_is_never_kept_as_the_answer_asked(engine: Engine) -> None:
+    """legal_set19 A4: "경찰 왔어요.. 태민이 데리고 갔어요 …" right after the ex at the door was
+    kept, word for word, as whether she has evidence; "아직도 밖에서" as no protection order."""
+    await engine.handle(text("전남친이 헤어지고 나서 계속 연락하고 따라다녀요"))
+    reply = await engine.handle(text("강태민이요. 9월 15일부터 매일 연락와요", minutes=1))
+    for minute in range(2, 12):
+        if reply.field == "evidence":
+            break
+        data = next((d for d in offered(reply) if d.endswith(":unknown")), None)
+        reply = await engine.handle(choice(data) if data else text("모르겠어요", minutes=minute))
+    assert reply.field == "evidence"
+    door = await engine.handle(
+        text("지금 문을 쾅쾅 두드려요 112에 문자 보냈어요 아직도 밖에 있어요", minutes=13)
+    )
+    assert door.alerts
+    after = await engine.handle(
+        text("경찰 왔어요.. 데리고 갔어요 저는 괜찮아요 손이 아직 떨리네요", minutes=15)
+    )
+    values = await graph_values(engine)
+    assert "evidence" not in values.get("unclear", {})
+    assert "evidence" not in values["facts"] and after.field == "evidence"
+    assert values["facts"].get("protection_order") is not False

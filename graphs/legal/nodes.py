@@ -1006,6 +1006,9 @@ def _missed(
     plain = (
         reason in KEPT_AS_TOLD
         and not _tells_else(kn, text)
+        # what follows a danger tells of it, no answer ("경찰 왔어요.. 태민이 데리고 갔어요" to
+        # "is there evidence?" was kept as the evidence: legal_set19 A4)
+        and not _danger_near(state, work.at)
         # "5년 아니고 23년" to "is there property?": a number put right, no answer to keep
         and not (reason in ("yesno", "choice") and numbers_taken_back(text))
     )

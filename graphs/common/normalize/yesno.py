@@ -104,9 +104,14 @@ def _squeezed(text: str) -> str:
 _SPACES = re.compile(r"\s+")
 
 
-def _phrase_spans(text: str, phrase: str) -> list[tuple[int, int]]:
+# What follows a 아직 that means "not yet" (the text squeezed of spaces).
+_NOT_YET_AFTER = re.compile(r"(?:안|못|없|이요|요|은|아니|까지|$|[.,!?~ㅠㅜ])")
+
+
+def _phrase_spans(text: str, phrase: str, *, not_yet: bool = False) -> list[tuple[int, int]]:
     """Where a phrase is said, not negated: Korean ignoring spaces ("못 받았" = "못받았") and not
-    after 안/못 or before 지 않/지 못; English as whole words, not after not/n't/never/no."""
+    after 안/못 or before 지 않/지 못; English as whole words, not after not/n't/never/no.
+    `not_yet`: the phrase says no (its 아직 is "not yet", never 아직도, "still")."""
     pattern, target = _phrase_form(phrase)
     if pattern is not None:
         return [
@@ -122,7 +127,11 @@ def _phrase_spans(text: str, phrase: str) -> list[tuple[int, int]]:
             not target.startswith(_KO_NEGATED_BEFORE)
             and squeezed[:pos].endswith(_KO_NEGATED_BEFORE)
         ) or bool(_KO_NEGATED_AFTER.match(squeezed[end:]))
-        if not negated:
+        # "아직" says no as "not yet" ("아직이요", "아직 안 했어요"), not as "still" ("아직도 밖에서
+        # 두드리고 있어요", "손이 아직 떨리네요" to "did you get a protection order?" read as no:
+        # legal_set19 A4)
+        still = not_yet and target.endswith("아직") and not _NOT_YET_AFTER.match(squeezed, end)
+        if not negated and not still:
             spans.append((pos + 10**6, end + 10**6))  # apart from the English positions
         pos = squeezed.find(target, pos + 1)
     return spans
@@ -144,7 +153,7 @@ def phrase_polarity(
         (start, end, polarity)
         for polarity, phrases in ((True, true), (False, false))
         for phrase in phrases
-        for start, end in _phrase_spans(lowered, phrase)
+        for start, end in _phrase_spans(lowered, phrase, not_yet=not polarity)
     ]
     chosen: list[tuple[int, int, bool]] = []
     for cue in sorted(found, key=lambda c: c[0] - c[1]):
