@@ -605,3 +605,13 @@ def test_not_yet_is_no_and_still_is_nothing(
 
 def test_still_going_on_is_still_read_as_yes(extractor: FactExtractor) -> None:
     assert answer(extractor, "STALKING", "stalking_ongoing", "아직도 연락와요") is True
+
+
+def test_the_day_money_was_borrowed_is_no_latest_contact(extractor: FactExtractor) -> None:
+    # legal_set19 R6: "6월10일에 300 빌렸는데" became the latest collection date
+    found = facts(
+        extractor, "DEBT_COLLECTION", "김실장한테 6월10일에 300 빌렸는데 선이자 60 떼고 받았어요"
+    )
+    assert "incident_date" not in found
+    found = facts(extractor, "DEBT_COLLECTION", "어제 밤에 협박 문자가 왔어요")
+    assert found["incident_date"] == "2026-11-23"
