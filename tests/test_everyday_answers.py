@@ -615,3 +615,22 @@ def test_the_day_money_was_borrowed_is_no_latest_contact(extractor: FactExtracto
     assert "incident_date" not in found
     found = facts(extractor, "DEBT_COLLECTION", "어제 밤에 협박 문자가 왔어요")
     assert found["incident_date"] == "2026-11-23"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the other side's insurer is no type of the other side (legal_set19 B3)
+        (
+            "my car was hit from behind. Other driver's insurance company offers me 1,200,000 won",
+            None,
+        ),
+        ("상대방 보험사에서 합의금 80만원 준대요", None),
+        # near-miss: a company that did it is one
+        ("A delivery company's truck hit my car", "company"),
+    ],
+)
+def test_the_other_sides_insurer_is_no_type_of_the_other_side(
+    extractor: FactExtractor, text: str, expected: str | None
+) -> None:
+    assert facts(extractor, "DAMAGES", text).get("counterparty_type") == expected

@@ -1540,12 +1540,20 @@ _REPRESENTED = re.compile(
 def _without_the_represented(lowered: str) -> str:
     """The text with every mention of the person it is written for blanked: "어머니 대신
     문의드립니다. 어머니(72세) … 한결인테리어 대표" is about a business, not the family
-    (legal_set12 S6 prefilled 가족·친척 as the other party's type)."""
+    (legal_set12 S6 prefilled 가족·친척 as the other party's type); and of the other side's
+    insurer, no type of the other side ("Other driver's insurance company now offers me …":
+    legal_set19 B3 prefilled a company)."""
     for m in _REPRESENTED.finditer(lowered):
         word = m.group("ko") or m.group("en")
         if len(word) >= 2:
             lowered = re.sub(re.escape(word), " " * len(word), lowered)
-    return lowered
+    return _THEIR_INSURER.sub(lambda m: " " * len(m.group(0)), lowered)
+
+
+_THEIR_INSURER = re.compile(
+    r"\b(?:(?:the\s+)?other\s+(?:driver|party|side|person)|his|her|their|the\s+driver)'?s?\s+"
+    r"insurance(?:\s+company)?|\binsurer\b|(?:상대|상대방|가해자|가해 차량|그쪽)\s?(?:측\s?)?보험(?:사|회사)"
+)
 
 
 # The roles of the memo's parties that are never the other party: a name beside one of these
