@@ -634,3 +634,40 @@ def test_the_other_sides_insurer_is_no_type_of_the_other_side(
     extractor: FactExtractor, text: str, expected: str | None
 ) -> None:
     assert facts(extractor, "DAMAGES", text).get("counterparty_type") == expected
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text"),
+    [
+        # a total told among its parts, and more beside (legal_set19 S1 was offered 6,100,000)
+        (
+            "CONSUMER_REFUND",
+            "all of it, 3,300,000 won (1m deposit + 2.3m balance). also another photographer "
+            "cost us 2,800,000 so we want that extra too",
+        ),
+        # a price, a rate and what was paid (B1 was offered 3,285,000)
+        (
+            "CONSUMER_REFUND",
+            "the laptop was 2,190,000 won, 365,000 per month, i already paid 730,000",
+        ),
+    ],
+)
+def test_amounts_of_different_kinds_are_never_added_up(
+    extractor: FactExtractor, sub_type: str, text: str
+) -> None:
+    read = extractor.read(text, sub_type=sub_type, asked="amount", now=TUESDAY)
+    assert read.answer is None and read.invalid == "amount_several"
+
+
+async def test_several_amounts_told_to_an_amount_question_are_offered_as_buttons(
+    driver: Driver,
+) -> None:
+    await driver.send("친구한테 돈 빌려줬는데 안 갚아요")
+    while (reply := await driver.send("잘 모르겠어요"))["field"] not in ("amount", None):
+        pass
+    assert reply["field"] == "amount"
+    reply = await driver.send("작년에 500만원 보냈고 올해 200만원 더 보냈는데 100만원만 받았어요")
+    offered_now = [c["data"] for m in reply["messages"] for c in m.get("choices", [])]
+    assert offered_now[:3] == ["a:amount:on:5000000", "a:amount:on:2000000", "a:amount:on:1000000"]
+    await driver.send(choice="a:amount:on:5000000")
+    assert (await driver.values())["facts"]["amount"] == 5_000_000

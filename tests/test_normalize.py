@@ -671,3 +671,18 @@ def test_a_day_told_before_that_is_in_the_year_before_the_day_told(
 )
 def test_a_month_named_first_is_that_month(text: str, expected: list[str]) -> None:
     assert [m.value for m in find_dates(text, now=NOW)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # m for million beside money's words (legal_set19 S1)
+        ("3,300,000 won (1m deposit + 2.3m balance)", [3_300_000, 1_000_000, 2_300_000]),
+        ("i paid 2m, then 1.5m", [2_000_000, 1_500_000]),
+        # near-misses: distances
+        ("100m 접근금지 나왔어요", []),
+        ("he was 5m away from me", []),
+    ],
+)
+def test_an_m_for_million_is_read_only_as_money(text: str, expected: list[int]) -> None:
+    assert [m.value for m in find_amounts(text)] == expected

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -155,6 +156,13 @@ def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
         return last.value
     if not re.sub(r"[\s,.~!?-]", "", text[: found[0].start]):
         return None  # "300만원이요 갚은건 440 넘게": the amount that opens the answer is it
+    if _a_total_among(distinct) or any(
+        normalize.per_month_at(text.lower(), m.start, m.end, **kn.lexicon.per_month) for m in found
+    ):
+        # "3,300,000 won (1m deposit + 2.3m balance). also … 2,800,000" (legal_set19 S1 was
+        # offered 6,100,000), "2,190,000 … 365,000 per month … 730,000 is gone" (B1: 3,285,000):
+        # a total told among its parts, or a rate, is no list of parts to add up
+        return None
     if any(_CONTRAST.search(text, a.end, b.start) for a, b in zip(found, found[1:], strict=False)):
         # "4 month so 9,400,000. but he pay one time 1,500,000" (legal_set15 B1 was offered
         # their sum): an amount set against another is no part of it
@@ -168,6 +176,18 @@ def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
         if i["section"] == "money" and i["role"] != UNCLEAR
     }
     return sum(m.value for m in found) if len(roles) <= 1 else None
+
+
+def _a_total_among(values: list[int]) -> bool:
+    """Whether one of the amounts is the sum of two or more of the others."""
+    if len(values) > 8:
+        return False
+    for n, total in enumerate(values):
+        others = values[:n] + values[n + 1 :]
+        for size in range(2, len(others) + 1):
+            if any(sum(c) == total for c in itertools.combinations(others, size)):
+                return True
+    return False
 
 
 def _total_told(text: str) -> int | None:

@@ -758,6 +758,8 @@ async def _read_text(state: LegalState, text: str, work: _Answer, ctx: Context) 
     choice = date_choice(ex, facts, text)
     if choice is None and work.reason == "date_unparsed" and not work.said_unknown:
         choice = dates_told(key, told, text)
+    if choice is None and work.reason == "amount_several" and not work.said_unknown:
+        choice = amounts_told(key, text)
     if choice is not None:  # words that fit two days: the person chooses before it is kept
         update["pending"] = choice | {"at": work.at}
         work.aside = work.aside or choice["field"] == key
@@ -878,7 +880,10 @@ def _amount_in_man(spec: FieldSpec, ex: Reading, text: str, lang: str, work: _An
         or any(0 <= m.start - t.end() <= 3 for t in TOTAL_SAID.finditer(lowered))
     ]
     alone = bare if len(bare) == 1 and work.reason != "amount_several" else []
-    chosen = after_cue if len(after_cue) == 1 else alone
+    # the number that opens the answer is it ("300이요 근데 8월1일에 200 더 빌렸어요 … 585만원
+    # 넘게 갚았는데": legal_set19 R6 was asked again)
+    opening = [m for m in bare[:1] if not re.sub(r"[\s,.~!?-]", "", text[: m.start])]
+    chosen = after_cue if len(after_cue) == 1 else opening or alone
     if chosen:
         work.value, work.reason = chosen[0].value, None
         work.in_man = text[chosen[0].start : chosen[0].end]
@@ -1127,6 +1132,16 @@ def dates_told(key: str, told: list[dict[str, Any]], text: str) -> dict[str, Any
         "several": True,
         "quote": text[:160],
     }
+
+
+def amounts_told(key: str, text: str) -> dict[str, Any] | None:
+    """Several amounts told in an answer to an amount question, none plainly the one asked
+    ("300이요 근데 8월1일에 200 더 빌렸어요 … 585만원 넘게 갚았는데 아직 1100 남았대요":
+    legal_set19 R6 was asked to type it again): a button for each, in the order told."""
+    amounts = list(dict.fromkeys(m.value for m in find_amounts(text)))
+    if not 2 <= len(amounts) <= 4:
+        return None
+    return {"field": key, "options": amounts, "several": True, "quote": text[:160]}
 
 
 def _date_chosen(

@@ -175,16 +175,20 @@ def choose_date(kn: Knowledge, sub_type: str, pending: Mapping[str, Any], lang: 
     key = pending["field"]
     spec = kn.k2.field(sub_type, key)
     dated = spec.kind == "date"
-    text = kn.message(
-        "date_which_several"
-        if pending.get("several")
-        else "date_which"
-        if dated
-        else "value_which",
-        lang,
-        words=pending.get("said") or " ".join(pending.get("quote", "").split())[:60],
-        field=spec.label.get(lang),
-    )
+    if pending.get("several") and not dated:  # amounts: the question's own words, buttons
+        told = ", ".join(format_value(kn, spec, v, lang) for v in pending["options"])
+        text = kn.message("invalid_amount_several", lang, value=told, field=spec.label.get(lang))
+    else:
+        text = kn.message(
+            "date_which_several"
+            if pending.get("several")
+            else "date_which"
+            if dated
+            else "value_which",
+            lang,
+            words=pending.get("said") or " ".join(pending.get("quote", "").split())[:60],
+            field=spec.label.get(lang),
+        )
     return message(
         text,
         [

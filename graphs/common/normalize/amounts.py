@@ -43,7 +43,15 @@ _BIG_FORM = (
     rf"{_BIG_PART}(?:\s?{_GROUP}{_BEFORE_BIG}[만억조])*"
     rf"(?P<trail>\s?(?:{_GROUP}(?=\s?원)|{_GROUP_UNIT}))?"
 )
-_ENGLISH_FORM = rf"{_ARABIC}\s?(?P<mult>(?i:thousand|million|billion|mil|mn|bn|k))(?![A-Za-z])"
+# "1m deposit + 2.3m balance" (legal_set19 S1: both unread, the parts summed with the damages):
+# an m for million only beside money's words, never a distance ("100m 접근금지", "5m away")
+_M_FOR_MILLION = (
+    r"m(?=\s?(?:won|krw|deposit|balance|paid|payment|cost|price|fee|refund|loan|total|back"
+    r"|each|in\s+total|\+|[,)])|\s*$)"
+)
+_ENGLISH_FORM = (
+    rf"{_ARABIC}\s?(?P<mult>(?i:thousand|million|billion|mil|mn|bn|k)(?![A-Za-z])|{_M_FOR_MILLION})"
+)
 _AMOUNT = re.compile(
     r"(?<!\d)(?<!\d[.,])(?:(?<![가-힣])|(?![가-힣]))"  # not inside a number or a Korean word
     r"(?P<sign>(?<!\w)[-−]|마이너스\s?)?"
@@ -54,6 +62,7 @@ _AMOUNT = re.compile(
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+")  # thousands with separators
 _LEAST_WRITTEN = 10_000  # below it a bare number with a separator is shorthand ("1,800" 만원)
 _MULTIPLIERS = {"thousand": 10**3, "k": 10**3, "million": 10**6, "mil": 10**6, "mn": 10**6}
+_MULTIPLIERS |= {"m": 10**6}
 _MULTIPLIERS |= {"billion": 10**9, "bn": 10**9}
 # A number with 만/million but no currency that counts something else: '3만 명', '2 million people'.
 _COUNTED_AFTER = re.compile(
