@@ -671,3 +671,10 @@ async def test_several_amounts_told_to_an_amount_question_are_offered_as_buttons
     assert offered_now[:3] == ["a:amount:on:5000000", "a:amount:on:2000000", "a:amount:on:1000000"]
     await driver.send(choice="a:amount:on:5000000")
     assert (await driver.values())["facts"]["amount"] == 5_000_000
+
+
+def test_driving_for_a_living_is_read_from_the_first_message(extractor: FactExtractor) -> None:
+    # legal_set19 R4: asked again whether he needs to drive for work
+    text = "음주로 면허취소됨 택배일 하는데 면허없으면 일못함 구제방법 있나요"
+    assert facts(extractor, "DRIVER_LICENSE", text)["needed_for_work"] is True
+    assert "needed_for_work" not in facts(extractor, "DRIVER_LICENSE", "음주로 면허취소됐어요")
