@@ -888,3 +888,10 @@ def test_a_role_told_later_completes_a_party_known_only_by_name() -> None:
     assert memo.added([{**first[0], "role": "witness"}], [friend])[0]["role"] == "witness"
     family = [{**first[0], "role": "family"}]
     assert memo.added(family, [saw])[0]["role"] == "family"
+
+
+def test_a_learners_present_tense_pays_what_was_paid(knowledge, brain) -> None:
+    # legal_set19 B2: "i pay 860,000 from my saving, the rest i dont know who pay" read as owed
+    text = "hospital bill is about 4,800,000. i pay 860,000 from my saving, the rest i dont know"
+    money = section(items(knowledge, brain, text, "INDUSTRIAL_ACCIDENT"), "money")
+    assert [(i["amount"], i["role"]) for i in money] == [(4_800_000, "cost"), (860_000, "paid")]
