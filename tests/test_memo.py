@@ -895,3 +895,10 @@ def test_a_learners_present_tense_pays_what_was_paid(knowledge, brain) -> None:
     text = "hospital bill is about 4,800,000. i pay 860,000 from my saving, the rest i dont know"
     money = section(items(knowledge, brain, text, "INDUSTRIAL_ACCIDENT"), "money")
     assert [(i["amount"], i["role"]) for i in money] == [(4_800_000, "cost"), (860_000, "paid")]
+
+
+def test_a_sum_a_learner_says_they_will_give_is_offered(knowledge, brain) -> None:
+    # legal_set19 B2: "he say he give me 5 million won cash" had no role
+    text = "manager kim say dont file sanjae, he say he give me 5 million won cash"
+    money = section(items(knowledge, brain, text, "INDUSTRIAL_ACCIDENT"), "money")
+    assert [(i["amount"], i["role"]) for i in money] == [(5_000_000, "offered")]
