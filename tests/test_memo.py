@@ -902,3 +902,17 @@ def test_a_sum_a_learner_says_they_will_give_is_offered(knowledge, brain) -> Non
     text = "manager kim say dont file sanjae, he say he give me 5 million won cash"
     money = section(items(knowledge, brain, text, "INDUSTRIAL_ACCIDENT"), "money")
     assert [(i["amount"], i["role"]) for i in money] == [(5_000_000, "offered")]
+
+
+@pytest.mark.parametrize(
+    ("sub_type", "text", "body"),
+    [
+        # a bank's relief claim for a scam's transfers (legal_set19 A3, both modes: the labour
+        # commission)
+        ("FRAUD", "어머니 모시고 농협 가서 피해구제신청서도 냈습니다", "bank"),
+        ("UNFAIR_DISMISSAL", "노동위원회에 구제신청 했어요", "labour_commission"),
+    ],
+)
+def test_a_relief_claim_goes_where_it_was_filed(knowledge, brain, sub_type, text, body) -> None:
+    steps = section(items(knowledge, brain, text, sub_type), "steps")
+    assert [s["body"] for s in steps] == [body]
