@@ -678,3 +678,12 @@ def test_driving_for_a_living_is_read_from_the_first_message(extractor: FactExtr
     text = "음주로 면허취소됨 택배일 하는데 면허없으면 일못함 구제방법 있나요"
     assert facts(extractor, "DRIVER_LICENSE", text)["needed_for_work"] is True
     assert "needed_for_work" not in facts(extractor, "DRIVER_LICENSE", "음주로 면허취소됐어요")
+
+
+def test_a_day_someone_was_questioned_is_no_notice_day(extractor: FactExtractor) -> None:
+    # legal_set19 S6: "조사받았어요" placed the day as the notice's, offered as a correction
+    said = "경찰서(관악서)에서도 10월15일에 조사받았어요"
+    assert "notice_date" not in facts(extractor, "BUSINESS_SUSPENSION", said, asked="evidence")
+    said = "처분서는 11월 12일에 받았어요"
+    found = facts(extractor, "BUSINESS_SUSPENSION", said, asked="evidence")
+    assert found["notice_date"] == "2026-11-12"
