@@ -156,7 +156,10 @@ def _parts(kn: Knowledge, text: str, *, now: datetime) -> int | None:
         return last.value
     if not re.sub(r"[\s,.~!?-]", "", text[: found[0].start]):
         return None  # "300만원이요 갚은건 440 넘게": the amount that opens the answer is it
-    if _a_total_among(distinct) or any(
+    # a series told as parts, or each part with its day ("세번에 나눠서 … 3월 10일에 1000만원,
+    # 5월 20일에 500만원, 8월 2일에 1500만원"): one of them may equal two others by chance
+    series = bool(_IN_PARTS.search(text)) or len(normalize.find_dates(text, now=now)) >= len(found)
+    if (_a_total_among(distinct) and not series) or any(
         normalize.per_month_at(text.lower(), m.start, m.end, **kn.lexicon.per_month) for m in found
     ):
         # "3,300,000 won (1m deposit + 2.3m balance). also … 2,800,000" (legal_set19 S1 was
