@@ -193,3 +193,18 @@ def test_k3_topics_are_answered_and_others_are_left_for_the_lawyer(sub_type, lan
         assert answer(topic) is None, topic
     assert answer("venue", None) is None and answer("venue", "") is None
     assert answer_question(knowledge, sub_type, Intent("none"), lang) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        # a worry whether is a question for the lawyer (legal_set19 A3 had it nowhere)
+        ("어머니가 처벌받을 수도 있는 건지 걱정됩니다", "question"),
+        ("I am worried whether my mother will be punished", "question"),
+        # a worry alone is a feeling, not a question
+        ("보복할까봐 걱정돼요", "none"),
+        ("걱정돼요", "none"),
+    ],
+)
+def test_a_worry_whether_asks_and_a_worry_alone_does_not(text, kind, knowledge) -> None:
+    assert read_intent(text, knowledge).kind == kind
